@@ -1,0 +1,76 @@
+/** `tsclaw serve`: the long-lived process: HTTP (/do, /doc, SSE) and WebSocket on one port. */
+import { createClaw } from "../../src/claw.js";
+import { listenHttp } from "../http.js";
+import { createAccessPolicy } from "../security.js";
+import { attachWebSocket } from "../ws-server.js";
+import { flagOrEnv, parseListen, type ParsedArgs } from "./args.js";
+import { providerKeyStatus } from "../../src/agent/provider.js";
+
+export const SERVE_HELP = `Usage: tsclaw serve [flags]
+
+Serves POST /do, GET /doc, GET /health, GET /bus/<name>/events (SSE) and /ws (WebSocket).
+
+Flags (each also from an environment variable):
+  --listen ADDR          [host]:port; ":8000" binds all interfaces      CLAW_LISTEN   (default :8000)
+  --db PATH              SQLite database file                          CLAW_DB       (default ./claw.db)
+  --model MODEL          default model                                 CLAW_MODEL    (default openai/gpt-5:online)
+  --model-provider NAME  openrouter | openai                           CLAW_MODEL_PROVIDER (default openrouter)
+  --base-url URL         any Responses-compatible server               CLAW_BASE_URL
+  --project NAME         default project of tasks and memory           CLAW_PROJECT  (default: directory name)
+  --token T              require this bearer token from every peer     CLAW_TOKEN    (default: generated; loopback free)
+  --durability MODE      normal | full (fsync every commit)            CLAW_DURABILITY (default normal)
+`;
+
+/** Runs the server until SIGINT/SIGTERM; resolves with the exit code. */
+export async function serve(args: ParsedArgs): Promise<number> {
+  const { host, port } = parseListen(flagOrEnv(args, "listen") ?? ":8000");
+  const token = flagOrEnv(args, "token");
+  const durability = flagOrEnv(args, "durability") ?? "normal";
+  if (durability !== "normal" && durability !== "full") throw new Error(`--durability must be normal or full, not "${durability}"`);
+  const policy = createAccessPolicy({ token });
+  const claw = createClaw({
+    db: flagOrEnv(args, "db") ?? "./claw.db",
+    model: flagOrEnv(args, "model"),
+    provider: flagOrEnv(args, "model-provider"),
+    baseURL: flagOrEnv(args, "base-url"),
+    project: flagOrEnv(args, "project"),
+    durability,
+    token: policy.token,
+  });
+  let http;
+  try {
+    http = await listenHttp(claw, { host, port, policy });
+  } catch (err) {
+    await claw.close();
+    throw new Error(`cannot listen on ${host ?? "*"}:${port}: ${(err as Error).message}`);
+  }
+  const ws = attachWebSocket(claw, http.server, { policy });
+  // Bash started by agents finds its way back here.
+  (claw.config as { url?: string }).url = http.url;
+  const c = claw.config;
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  log(`tsclaw ${claw.identity.version} listening on ${http.url} (bound to ${host ?? "all interfaces"}:${http.port})`);
+  log(`  db:       ${c.db === ":memory:" ? c.db : claw.services.db.name}`);
+  log(`  model:    ${c.model} via ${c.provider}${c.baseURL ? ` at ${c.baseURL}` : ""}`);
+  log(`  key:      ${providerKeyStatus(c)}`);
+  log(`  project:  ${c.project}   instance: ${claw.identity.instance}`);
+  if (token) log("  token:    required from every peer (--token)");
+  else log(`  token:    ${policy.token}  (required from non-loopback peers; pass --token to fix one)`);
+  log(`  guide:    ${http.url}/doc`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log(`tsclaw: ${signal}: shutting down`);
+      ws.close();
+      const closed = http.close();
+      await claw.close();
+      await closed;
+      resolve(0);
+    };
+    process.once("SIGINT", () => void stop("SIGINT"));
+    process.once("SIGTERM", () => void stop("SIGTERM"));
+  });
+}

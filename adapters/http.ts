@@ -1,0 +1,113 @@
+/**
+ * The HTTP adapter: POST /do (one envelope), GET /doc (Markdown or ?format=json), GET /health,
+ * and the routes other adapters add (SSE, WebSocket upgrade). It converts, it holds no logic.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Claw } from "../src/claw.js";
+import { ClawError, httpStatus } from "../src/errors.js";
+import { encodeResponse, errorResponse, parseJson, type Response } from "../src/wire.js";
+import { readBody } from "./http-body.js";
+import { checkAccess, createAccessPolicy, type AccessPolicy } from "./security.js";
+import { handleSse } from "./sse.js";
+
+/** Options of the HTTP server. */
+export interface HttpOptions {
+  /** Access policy (token, origins). Default: a generated token, loopback free */
+  policy?: AccessPolicy;
+  /** Max request body in bytes. Default: the claw's limits.maxRequestBytes (10 MiB) */
+  maxBodyBytes?: number;
+}
+
+function send(res: ServerResponse, status: number, body: string, type = "application/json"): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { "content-type": `${type}; charset=utf-8`, "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
+  res.end(body);
+}
+
+function sendEnvelope(res: ServerResponse, response: Response): void {
+  const status = response.ok ? 200 : httpStatus(response.error.code);
+  send(res, status, encodeResponse(response));
+}
+
+function sendError(res: ServerResponse, err: unknown): void {
+  sendEnvelope(res, errorResponse(null, err));
+}
+
+async function handleDo(claw: Claw, req: IncomingMessage, res: ServerResponse, limit: number): Promise<void> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") {
+    req.resume();
+    throw new ClawError("unsupported_media_type", `POST /do takes Content-Type: application/json (got "${type || "none"}"); with curl add -H 'Content-Type: application/json'`);
+  }
+  const text = await readBody(req, limit);
+  const value = parseJson(text);
+  // The caller going away abandons its wait and kills its bash, never a task.
+  const abort = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  sendEnvelope(res, await claw.do(value, { transport: "http", signal: abort.signal }));
+}
+
+/** The request handler; usable with any node:http server. */
+export function createHttpHandler(claw: Claw, options: HttpOptions = {}) {
+  const policy = options.policy ?? createAccessPolicy();
+  const limit = options.maxBodyBytes ?? claw.config.limits.maxRequestBytes;
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const route = `${req.method} ${url.pathname}`;
+    const run = async () => {
+      if (route === "GET /health") return send(res, 200, JSON.stringify({ ok: true, instance: claw.identity.instance, version: claw.identity.version }));
+      if (route === "GET /doc") {
+        if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
+        return send(res, 200, claw.doc(), "text/markdown");
+      }
+      if (url.pathname === "/do") {
+        checkAccess(req, policy);
+        if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
+        return handleDo(claw, req, res, limit);
+      }
+      const sse = /^\/bus\/([^/]+)\/events$/.exec(url.pathname);
+      if (sse && req.method === "GET") {
+        checkAccess(req, policy);
+        return handleSse(claw, req, res, decodeURIComponent(sse[1]!), url);
+      }
+      throw new ClawError("not_found", `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /ws`);
+    };
+    run().catch((err) => sendError(res, err));
+  };
+}
+
+/** A running HTTP server. */
+export interface RunningHttp {
+  server: Server;
+  /** e.g. http://127.0.0.1:8000 */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts an HTTP server on `host`:`port` (port 0 picks a free one). */
+export function listenHttp(claw: Claw, options: HttpOptions & { host?: string; port?: number } = {}): Promise<RunningHttp> {
+  const server = createServer(createHttpHandler(claw, options));
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 8000, options.host, () => {
+      server.off("error", reject);
+      const addr = server.address() as AddressInfo;
+      const host = !options.host || options.host === "::" || options.host === "0.0.0.0" ? "127.0.0.1" : options.host.includes(":") ? `[${options.host}]` : options.host;
+      resolve({
+        server,
+        port: addr.port,
+        url: `http://${host}:${addr.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,2 @@
+/** tsclaw/stdio: the JSON-lines adapter (lands with the adapters issue). */
+export {};

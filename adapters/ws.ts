@@ -1,0 +1,2 @@
+/** tsclaw/ws: the WebSocket bridge. */
+export { attachWebSocket } from "./ws-server.js";

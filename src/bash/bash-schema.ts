@@ -1,0 +1,57 @@
+/**
+ * The zod schema of bash arguments and result. The `bash` operation and the agent's bash tool
+ * (its JSON Schema for the model) are both generated from it.
+ */
+import { z } from "zod";
+import { busNameSchema } from "../bus/bus-name.js";
+import { timeoutToMs } from "./duration.js";
+
+/** `{template, bus?}`: one event per occurrence, published with `out`. */
+export const eventSpecSchema = z
+  .object({
+    template: z.unknown().describe('Any JSON value; every string equal to "{payload}" becomes the value itself, "{payload}" inside a longer string becomes its text'),
+    bus: busNameSchema.optional().describe('Bus to publish to. Default: "thebus"'),
+  })
+  .strict();
+
+/** Arguments of a bash run. */
+export const bashArgsSchema = z
+  .object({
+    script: z.string().describe("Bash script, run with bash -c in its own process group"),
+    timeout: z
+      .union([z.number(), z.string()])
+      .optional()
+      .superRefine((v, ctx) => {
+        if (v === undefined) return;
+        const ms = timeoutToMs(v);
+        if (typeof ms === "string") ctx.addIssue({ code: "custom", message: ms });
+      })
+      .describe('Seconds as a number, or a Go duration such as "1.5s", "2m", "1h30m", "300ms". Default: 600 s'),
+    cwd: z.string().optional().describe("Working directory. Default: the server's"),
+    env: z.record(z.string(), z.string()).optional().describe("Variables merged over the inherited environment"),
+    stdin: z.string().optional().describe("Text written to the script's stdin (then closed)"),
+    stdoutLineEvent: eventSpecSchema.optional().describe("Publish one event per stdout line; {payload} is the line"),
+    stderrLineEvent: eventSpecSchema.optional().describe("Publish one event per stderr line; {payload} is the line"),
+    exitEvent: eventSpecSchema.optional().describe("Publish one event at exit; {payload} is the exit code (number)"),
+    timeoutEvent: eventSpecSchema.optional().describe("Publish one event at the end; {payload} is true when the run timed out"),
+  })
+  .strict();
+
+/** Result of a bash run. */
+export const bashResultSchema = z.object({
+  stdout: z.string().describe("Captured stdout (the last 1 MiB when truncated)"),
+  stderr: z.string().describe("Captured stderr (the last 1 MiB when truncated)"),
+  exitCode: z.number().int().describe("Exit code; 128+N when killed by signal N"),
+  timeout: z.boolean().describe("True when the run was killed at its timeout"),
+  truncated: z.boolean().optional().describe("True when stdout or stderr was cut to its tail"),
+});
+
+/** Default bash timeout: 600 s. */
+export const DEFAULT_BASH_TIMEOUT_MS = 600_000;
+
+/** The timeout of validated args, in milliseconds. */
+export function bashTimeoutMs(timeout: number | string | undefined): number {
+  if (timeout === undefined) return DEFAULT_BASH_TIMEOUT_MS;
+  const ms = timeoutToMs(timeout);
+  return typeof ms === "number" ? ms : DEFAULT_BASH_TIMEOUT_MS;
+}

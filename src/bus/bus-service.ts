@@ -1,0 +1,221 @@
+/**
+ * The event bus: group commit of concurrent `out` calls, in-order fan-out after commit, long-poll
+ * reads, subscriptions with a seamless backlog→live hand-over, and retention.
+ */
+import { ClawError } from "../errors.js";
+import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
+import { Subscription, type DeliverFn } from "./subscription.js";
+
+/** A bus event as users see it. */
+export interface BusEvent {
+  bus: string;
+  seq: number;
+  ts: number;
+  payload: unknown;
+}
+
+/** What `out` acknowledges. */
+export interface OutAck {
+  bus: string;
+  seq: number;
+  ts: number;
+}
+
+/** Bus retention. Unset fields keep events forever. */
+export interface RetentionOptions {
+  /** Keep at most this many newest events per bus. */
+  maxEvents?: number;
+  /** Delete events older than this many milliseconds. */
+  maxAgeMs?: number;
+}
+
+/** Bus limits and retention. */
+export interface BusOptions {
+  /** Max size of one payload's JSON text, in bytes. Default: 1 MiB. */
+  maxPayloadBytes?: number;
+  retention?: RetentionOptions;
+}
+
+type Listener = (events: readonly StoredEvent[]) => void;
+
+interface Waiting {
+  event: PendingEvent;
+  resolve: (ack: OutAck) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Parses a stored event's payload for a user. */
+export function toBusEvent(e: StoredEvent): BusEvent {
+  return { bus: e.bus, seq: e.seq, ts: e.ts, payload: JSON.parse(e.payloadJson) };
+}
+
+/** The bus service. One per claw. */
+export class BusService {
+  private pending: Waiting[] = [];
+  private flushScheduled = false;
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly maxPayloadBytes: number;
+  private readonly retention: RetentionOptions;
+  private readonly sinceTrim = new Map<string, number>();
+  private ageTimer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    readonly store: EventStore,
+    options: BusOptions = {},
+  ) {
+    this.maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
+    this.retention = options.retention ?? {};
+    const maxAge = this.retention.maxAgeMs;
+    if (maxAge !== undefined && maxAge > 0) {
+      this.ageTimer = setInterval(() => this.store.trimAllBefore(Date.now() - maxAge), Math.min(60_000, Math.max(1000, maxAge / 10)));
+      this.ageTimer.unref();
+    }
+  }
+
+  /** Serialises a payload, enforcing the size limit. */
+  encode(payload: unknown): string {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(payload);
+    } catch (err) {
+      throw new ClawError("invalid_args", `payload is not JSON-serialisable: ${(err as Error).message}`, { issues: [{ path: "payload", message: "not JSON-serialisable" }] });
+    }
+    if (json === undefined) {
+      throw new ClawError("invalid_args", "payload is required (any JSON value)", { issues: [{ path: "payload", message: "required" }] });
+    }
+    if (json.length > this.maxPayloadBytes / 3 && Buffer.byteLength(json) > this.maxPayloadBytes) {
+      throw new ClawError("payload_too_large", `payload is ${Buffer.byteLength(json)} bytes; the limit is ${this.maxPayloadBytes}`, { limit: this.maxPayloadBytes });
+    }
+    return json;
+  }
+
+  /** Publishes one event; resolves once it is committed. Calls in the same tick share a transaction. */
+  out(bus: string, payload: unknown): Promise<OutAck> {
+    const payloadJson = this.encode(payload);
+    return this.outJson(bus, payloadJson);
+  }
+
+  /** Publishes an already-serialised payload. */
+  outJson(bus: string, payloadJson: string): Promise<OutAck> {
+    if (this.closed) return Promise.reject(new ClawError("shutting_down", "the bus is closed"));
+    return new Promise<OutAck>((resolve, reject) => {
+      this.pending.push({ event: { bus, ts: Date.now(), payloadJson }, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits everything pending now. Called by the scheduler and at close. */
+  flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    let stored: StoredEvent[];
+    try {
+      stored = this.store.append(batch.map((w) => w.event));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const s = stored[i]!;
+      batch[i]!.resolve({ bus: s.bus, seq: s.seq, ts: s.ts });
+    }
+    this.notify(stored);
+  }
+
+  private notify(stored: StoredEvent[]): void {
+    // Group by bus, keeping seq order, then hand each listener its bus's slice.
+    const byBus = new Map<string, StoredEvent[]>();
+    for (const e of stored) {
+      let list = byBus.get(e.bus);
+      if (!list) byBus.set(e.bus, (list = []));
+      list.push(e);
+    }
+    for (const [bus, events] of byBus) {
+      this.applyMaxEvents(bus, events.length);
+      const set = this.listeners.get(bus);
+      if (!set) continue;
+      for (const l of [...set]) {
+        try {
+          l(events);
+        } catch (err) {
+          process.stderr.write(`tsclaw: bus listener failed: ${(err as Error).stack ?? err}\n`);
+        }
+      }
+    }
+  }
+
+  private applyMaxEvents(bus: string, added: number): void {
+    const max = this.retention.maxEvents;
+    if (max === undefined) return;
+    const since = (this.sinceTrim.get(bus) ?? 0) + added;
+    if (since < Math.max(100, Math.floor(max / 10))) {
+      this.sinceTrim.set(bus, since);
+      return;
+    }
+    this.sinceTrim.set(bus, 0);
+    this.store.trim(bus, { keepLast: max });
+  }
+
+  /** Registers a listener for committed events of `bus`; returns its removal. */
+  listen(bus: string, listener: Listener): () => void {
+    let set = this.listeners.get(bus);
+    if (!set) this.listeners.set(bus, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(bus) === set) this.listeners.delete(bus);
+    };
+  }
+
+  /** Newest seq of `bus`. */
+  lastSeq(bus: string): number {
+    return this.store.lastSeq(bus);
+  }
+
+  /**
+   * Reads events after `after`; with `waitMs` > 0 and nothing to return yet, waits for the next
+   * commit on the bus (or the end of the wait, or the signal).
+   */
+  async read(bus: string, after: number, limit: number, waitMs = 0, signal?: AbortSignal): Promise<StoredEvent[]> {
+    const events = this.store.read(bus, after, limit);
+    if (events.length > 0 || waitMs <= 0 || signal?.aborted) return events;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stop();
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      const stop = this.listen(bus, (committed) => {
+        if (committed[committed.length - 1]!.seq > after) done();
+      });
+      signal?.addEventListener("abort", done, { once: true });
+    });
+    return this.store.read(bus, after, limit);
+  }
+
+  /**
+   * Subscribes to `bus`. With `after`, the backlog after that seq comes first, then live events,
+   * with none lost or repeated at the seam; without it, only events committed from now on.
+   */
+  subscribe(bus: string, after: number | undefined, deliver: DeliverFn): Subscription {
+    const sub = new Subscription(this, bus, after ?? this.lastSeq(bus), deliver);
+    sub.start();
+    return sub;
+  }
+
+  /** Commits what is pending and stops timers. */
+  close(): void {
+    this.flush();
+    this.closed = true;
+    if (this.ageTimer) clearInterval(this.ageTimer);
+    this.listeners.clear();
+  }
+}

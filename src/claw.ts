@@ -1,0 +1,85 @@
+/**
+ * createClaw: opens the store, builds the services and returns the typed handles. The same
+ * dispatcher backs the handles and every adapter.
+ */
+import { SessionService } from "./agent/session-service.js";
+import { BashRunner } from "./bash/bash-runner.js";
+import { BusService } from "./bus/bus-service.js";
+import { catalog } from "./catalog.js";
+import { resolveConfig, type ClawConfig, type ClawOptions } from "./config.js";
+import { Dispatcher, type CallContext } from "./dispatch.js";
+import { renderGuide } from "./doc/markdown.js";
+import { loadIdentity, type Identity } from "./identity.js";
+import { createBusHandle } from "./handles/bus-handle.js";
+import type { Caller, OpInput } from "./handles/caller.js";
+import { createSessionHandle } from "./handles/session-handle.js";
+import { createTaskHandle } from "./handles/task-handle.js";
+import { OPS } from "./ops/index.js";
+import type { Services } from "./services.js";
+import { openDb } from "./store/db.js";
+import { createSqliteEventStore } from "./store/sqlite-event-store.js";
+import { MemoryService } from "./tasks/memory-service.js";
+import { TaskService } from "./tasks/task-service.js";
+import type { Response } from "./wire.js";
+
+/** Creates a claw: one database, its services and typed handles. Call `close()` when done. */
+export function createClaw(options: ClawOptions = {}) {
+  const config = resolveConfig(options);
+  const opened = openDb(config.db, { durability: config.durability });
+  const db = opened.db;
+  const identity: Identity = loadIdentity(db, config.name, config.project);
+  const bus = new BusService(createSqliteEventStore(db), { maxPayloadBytes: config.limits.maxPayloadBytes, retention: config.retention });
+  const bash = new BashRunner(bus, {
+    maxConcurrent: config.limits.maxBashProcesses,
+    outputCapBytes: config.limits.bashOutputBytes,
+    killGraceMs: config.limits.bashKillGraceMs,
+    baseEnv: config.env,
+  });
+  const sessions = new SessionService({ config, db, bus, bash });
+  const tasks = new TaskService({ config, db, bus, sessions, identity });
+  const memory = new MemoryService({ config, db });
+  const services: Services = { config, db, identity, bus, bash, sessions, tasks, memory, ops: OPS };
+  const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs);
+  const call = ((name: string, args: unknown, ctx?: CallContext) => dispatcher.call(name, args, ctx)) as Caller;
+  tasks.start();
+
+  let closing: Promise<void> | undefined;
+  return {
+    /** The resolved configuration. */
+    config: config as Readonly<ClawConfig>,
+    /** This instance's identity. */
+    identity,
+    /** Bus operations and subscriptions. */
+    bus: createBusHandle(call, () => bus),
+    /** Runs a bash script (see the `bash` operation). */
+    bash: (args: OpInput<"bash">, opts: { signal?: AbortSignal } = {}) => call("bash", args, opts),
+    /** Sessions. */
+    session: createSessionHandle(call),
+    /** Tasks. */
+    task: createTaskHandle(call),
+    /** Calls any operation by name with typed arguments. */
+    call,
+    /** Dispatches a request envelope (any JSON value) and returns the response envelope; never throws. */
+    do: (request: unknown, ctx?: CallContext): Promise<Response> => dispatcher.dispatch(request, ctx),
+    /** The JSON Schema catalog. */
+    ops: () => catalog(OPS),
+    /** The Markdown guide. */
+    doc: () => renderGuide(OPS, config.url),
+    /** @internal Services, for adapters and tests. */
+    services,
+    /** Stops accepting calls, ends runs (marked interrupted), commits pending events, closes the database. */
+    close(): Promise<void> {
+      closing ??= (async () => {
+        dispatcher.stop();
+        await tasks.close();
+        await sessions.close();
+        bus.close();
+        opened.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** A claw, as returned by {@link createClaw}. */
+export type Claw = ReturnType<typeof createClaw>;

@@ -1,0 +1,93 @@
+/**
+ * The dispatcher: finds an operation by name or alias, validates its arguments with its zod
+ * schema, runs its handler and wraps the outcome in the wire envelope. Every adapter and every
+ * typed handle goes through it.
+ */
+import type { z } from "zod";
+import { ClawError, toClawError } from "./errors.js";
+import type { AnyOpDef, Connection, OpContext, Transport } from "./registry.js";
+import type { Services } from "./services.js";
+import { errorResponse, idOf, okResponse, parseRequest, type Response } from "./wire.js";
+
+/** Per-call context an adapter supplies. */
+export interface CallContext {
+  transport?: Transport;
+  signal?: AbortSignal;
+  connection?: Connection;
+}
+
+/** Converts zod issues to `invalid_args`, naming each offending field. */
+export function invalidArgs(op: string, error: z.ZodError): ClawError {
+  const issues = error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+  const summary = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+  return new ClawError("invalid_args", `invalid arguments for ${op}: ${summary}`, { issues });
+}
+
+/** Dispatches requests to registered operations. */
+export class Dispatcher {
+  private readonly byName = new Map<string, AnyOpDef>();
+  private closing = false;
+  /** Aborted at shutdown so long waits and bash runs end and their callers get an answer. */
+  private readonly shutdown = new AbortController();
+
+  constructor(
+    private readonly ops: readonly AnyOpDef[],
+    private readonly services: () => Services,
+    private readonly validateOutputs: boolean,
+  ) {
+    for (const op of ops) {
+      for (const name of [op.name, ...(op.aliases ?? [])]) {
+        if (this.byName.has(name)) throw new Error(`operation name ${name} is registered twice`);
+        this.byName.set(name, op);
+      }
+    }
+  }
+
+  /** Refuses new calls from now on (`shutting_down`). */
+  stop(): void {
+    this.closing = true;
+    this.shutdown.abort();
+  }
+
+  /** Looks up an operation by name or alias. */
+  find(name: string): AnyOpDef | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Runs an operation by name and returns its result; throws ClawError. */
+  async call(name: string, args: unknown, ctx: CallContext = {}): Promise<unknown> {
+    if (this.closing) throw new ClawError("shutting_down", "the server is shutting down; retry against the new process");
+    const op = this.byName.get(name);
+    if (!op) throw new ClawError("unknown_op", `unknown operation "${name}"; the op "ops" (or GET /doc) lists them`, { op: name });
+    const parsed = op.input.safeParse(args ?? {});
+    if (!parsed.success) throw invalidArgs(op.name, parsed.error);
+    const opCtx: OpContext = {
+      services: this.services(),
+      signal: ctx.signal ? AbortSignal.any([ctx.signal, this.shutdown.signal]) : this.shutdown.signal,
+      transport: ctx.transport ?? "api",
+      connection: ctx.connection,
+    };
+    const result = await op.handler(parsed.data, opCtx);
+    if (!this.validateOutputs) return result;
+    const checked = op.output.safeParse(result);
+    if (!checked.success) {
+      throw new ClawError("internal", `result of ${op.name} does not match its schema: ${checked.error.message}`);
+    }
+    return checked.data;
+  }
+
+  /** Dispatches a parsed request value (any JSON) and returns the response envelope. Never throws. */
+  async dispatch(value: unknown, ctx: CallContext = {}): Promise<Response> {
+    const id = idOf(value);
+    try {
+      const req = parseRequest(value);
+      return okResponse(req.id ?? null, await this.call(req.op, req.args, ctx));
+    } catch (err) {
+      const wireErr = toClawError(err);
+      if (wireErr.code === "internal" && !(err instanceof ClawError)) {
+        this.services().config.log(`tsclaw: internal error: ${(err as Error)?.stack ?? String(err)}`);
+      }
+      return errorResponse(id, wireErr);
+    }
+  }
+}

@@ -1,0 +1,16 @@
+/** Every registered operation, in catalog order. Adding an operation: define it in its group file and list it there. */
+import { bashOps } from "./bash.js";
+import { busOps } from "./bus.js";
+import { continuityOps } from "./continuity.js";
+import { metaOps } from "./meta.js";
+import { sessionOps } from "./session.js";
+import { taskOps } from "./task.js";
+
+/** The registry. */
+export const OPS = [...busOps, ...bashOps, ...sessionOps, ...taskOps, ...continuityOps, ...metaOps] as const;
+
+/** Any registered operation. */
+export type RegisteredOp = (typeof OPS)[number];
+
+/** Names of registered operations. */
+export type OpName = RegisteredOp["name"];

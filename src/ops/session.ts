@@ -1,0 +1,4 @@
+/** Session operations. */
+
+/** Session operations. */
+export const sessionOps = [] as const;

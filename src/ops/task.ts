@@ -1,0 +1,4 @@
+/** Task operations. */
+
+/** Task operations. */
+export const taskOps = [] as const;

@@ -1,0 +1,66 @@
+/**
+ * The operation registry: each operation is defined once (name, summary, zod input and output,
+ * example, handler). Typed handles, the dispatcher, every adapter, /doc and the JSON Schema
+ * catalog derive from these definitions.
+ */
+import type { z } from "zod";
+import type { Services } from "./services.js";
+
+/** Where a request came from. Streaming transports can push event frames. */
+export type Transport = "api" | "http" | "ws" | "stdio";
+
+/**
+ * A connection that can carry pushed frames (WebSocket, stdio). Subscriptions made through it
+ * are closed with it.
+ */
+export interface Connection {
+  /** Sends one frame of JSON text (an event); returns false when the peer is too slow. */
+  send(json: string): boolean;
+  /** Subscriptions owned by this connection, by id, each with its cancel function. */
+  readonly subscriptions: Map<string, () => void>;
+  /** Max subscriptions this connection may hold. */
+  readonly maxSubscriptions: number;
+}
+
+/** What a handler receives besides its validated arguments. */
+export interface OpContext {
+  services: Services;
+  /** Aborted when the caller goes away (HTTP disconnect, closed socket, abort signal). */
+  signal: AbortSignal;
+  transport: Transport;
+  /** Present on streaming transports only. */
+  connection?: Connection;
+}
+
+/** Group an operation belongs to; /doc is ordered by group. */
+export type OpGroup = "bus" | "bash" | "session" | "task" | "continuity" | "meta";
+
+/** One operation's definition. */
+export interface OpDef<N extends string = string, I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  name: N;
+  group: OpGroup;
+  /** One line, shown in /doc and the catalog. */
+  summary: string;
+  /** Longer Markdown notes for /doc (semantics, errors). */
+  notes?: string;
+  /** Other names that dispatch to this operation. */
+  aliases?: readonly string[];
+  input: I;
+  output: O;
+  /** Example arguments; a test runs each example and expects success. */
+  example: z.input<I>;
+  /** Error codes this operation may return besides the generic ones. */
+  errors?: readonly string[];
+  /** True when the operation only works on streaming transports (WebSocket, stdio). */
+  streamingOnly?: boolean;
+  handler: (args: z.output<I>, ctx: OpContext) => Promise<z.input<O>> | z.input<O>;
+}
+
+/** Defines an operation, keeping its literal name and schema types for the typed API. */
+export function defineOp<const N extends string, I extends z.ZodType, O extends z.ZodType>(def: OpDef<N, I, O>): OpDef<N, I, O> {
+  return def;
+}
+
+/** Any operation definition, types erased. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOpDef = OpDef<string, any, any>;

@@ -1,0 +1,78 @@
+/**
+ * Opens the SQLite database: WAL, synchronous=NORMAL (or FULL), migrations by user_version,
+ * a refusal for databases written by a newer tsclaw, and the one-process lock for files.
+ */
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { ClawError } from "../errors.js";
+import { acquireDbLock } from "./db-lock.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+
+/** A better-sqlite3 connection. */
+export type Db = Database.Database;
+
+/** How hard a commit is made durable. */
+export type Durability = "normal" | "full";
+
+/** An open database with its lock. */
+export interface OpenedDb {
+  db: Db;
+  /** Absolute path, or ":memory:". */
+  path: string;
+  close(): void;
+}
+
+/** Opens (creating and migrating) the database at `path`. */
+export function openDb(path: string, options: { durability?: Durability } = {}): OpenedDb {
+  const memory = path === ":memory:";
+  const abs = memory ? path : resolve(path);
+  let release = () => {};
+  if (!memory) {
+    mkdirSync(dirname(abs), { recursive: true });
+    release = acquireDbLock(abs);
+  }
+  let db: Db;
+  try {
+    db = new Database(abs);
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    migrate(db, abs);
+  } catch (err) {
+    release();
+    throw err;
+  }
+  let closed = false;
+  return {
+    db,
+    path: abs,
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        if (db.open) db.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+function migrate(db: Db, path: string): void {
+  const current = db.pragma("user_version", { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    db.close();
+    throw new ClawError(
+      "schema_too_new",
+      `database ${path} has schema version ${current}, newer than this tsclaw understands (${SCHEMA_VERSION}); upgrade tsclaw or use another --db`,
+      { schemaVersion: current, supported: SCHEMA_VERSION },
+    );
+  }
+  if (current === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    for (let v = current; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  })();
+}

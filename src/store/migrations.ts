@@ -1,0 +1,14 @@
+/**
+ * Schema migrations, applied in order and tracked with `PRAGMA user_version`. Append a new
+ * entry to change the schema; never edit one that has shipped.
+ */
+import { coreSchema } from "./schema/core.js";
+import { memorySchema } from "./schema/memory.js";
+import { sessionSchema } from "./schema/sessions.js";
+import { taskSchema } from "./schema/tasks.js";
+
+/** Index i holds the SQL that takes the schema from version i to i + 1. */
+export const MIGRATIONS: readonly string[] = [coreSchema + sessionSchema + taskSchema + memorySchema];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,46 @@
+/** Session tables: sessions, their messages and their runs. Owned by src/agent. */
+export const sessionSchema = /* sql */ `
+CREATE TABLE sessions (
+  id           TEXT PRIMARY KEY,
+  key          TEXT NOT NULL UNIQUE,
+  name         TEXT,
+  bus          TEXT NOT NULL,
+  model        TEXT NOT NULL,
+  provider     TEXT NOT NULL,
+  instructions TEXT,
+  stream_text  INTEGER NOT NULL DEFAULT 0,
+  compacted_through INTEGER NOT NULL DEFAULT 0,
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL
+);
+
+CREATE TABLE messages (
+  id         TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  run_id     TEXT,
+  role       TEXT NOT NULL,
+  text       TEXT,
+  call_id    TEXT,
+  name       TEXT,
+  args       TEXT,
+  result     TEXT,
+  created_at INTEGER NOT NULL,
+  UNIQUE (session_id, seq)
+);
+
+CREATE TABLE runs (
+  id            TEXT PRIMARY KEY,
+  session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  task_id       TEXT,
+  status        TEXT NOT NULL,
+  turns         INTEGER NOT NULL DEFAULT 0,
+  tool_calls    INTEGER NOT NULL DEFAULT 0,
+  input_tokens  INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  error         TEXT,
+  started_at    INTEGER NOT NULL,
+  ended_at      INTEGER
+);
+CREATE INDEX runs_session ON runs (session_id);
+`;

@@ -1,0 +1,2 @@
+/** The package version, reported by server_identity and `tsclaw --version`. Kept in step with package.json by a test. */
+export const VERSION = "0.1.0";

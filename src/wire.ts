@@ -1,0 +1,81 @@
+/**
+ * The wire envelope, identical on every adapter: parsing a frame, and building success and
+ * failure responses. Adapters call `handleFrame`/`handleValue` and only move bytes.
+ */
+import { z } from "zod";
+import { ClawError, toClawError, type WireError } from "./errors.js";
+
+/** A request: `{op, args?, id?}`. */
+export const requestSchema = z.object({
+  op: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).optional(),
+  id: z.union([z.string(), z.number()]).optional(),
+});
+
+/** A validated request envelope. */
+export type Request = z.infer<typeof requestSchema>;
+
+/** Request id as echoed back (null when the request had none we could read). */
+export type RequestId = string | number | null;
+
+/** A success envelope. */
+export interface OkResponse<R = unknown> {
+  id: RequestId;
+  ok: true;
+  result: R;
+}
+
+/** A failure envelope. */
+export interface ErrorResponse {
+  id: RequestId;
+  ok: false;
+  error: WireError;
+}
+
+/** Any response envelope. */
+export type Response<R = unknown> = OkResponse<R> | ErrorResponse;
+
+/** Builds a success envelope. */
+export function okResponse<R>(id: RequestId, result: R): OkResponse<R> {
+  return { id, ok: true, result };
+}
+
+/** Builds a failure envelope from anything thrown. */
+export function errorResponse(id: RequestId, err: unknown): ErrorResponse {
+  return { id, ok: false, error: toClawError(err).toWire() };
+}
+
+/** Reads the id of a request that may be malformed, so its error can still be matched. */
+export function idOf(value: unknown): RequestId {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const id = (value as { id?: unknown }).id;
+    if (typeof id === "string" || (typeof id === "number" && Number.isFinite(id))) return id;
+  }
+  return null;
+}
+
+/** Parses JSON text; malformed text is `invalid_json`. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ClawError("invalid_json", `request is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Validates an envelope's shape; a wrong shape is `invalid_request`. */
+export function parseRequest(value: unknown): Request {
+  const r = requestSchema.safeParse(value);
+  if (r.success) return r.data;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ClawError("invalid_request", 'a request is a JSON object: {"op": "<name>", "args": {...}, "id": "..."}');
+  }
+  throw new ClawError("invalid_request", `malformed request envelope: ${r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`, {
+    issues: r.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+  });
+}
+
+/** Serialises a response as one line of JSON (U+2028/9 escaped so every JS parser is happy). */
+export function encodeResponse(response: Response | object): string {
+  return JSON.stringify(response).replace(/[\u2028\u2029]/g, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
+}

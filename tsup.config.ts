@@ -1,0 +1,20 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig([
+  {
+    entry: { index: "src/index.ts", http: "adapters/http.ts", ws: "adapters/ws.ts", stdio: "adapters/stdio.ts" },
+    format: ["esm", "cjs"],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: "node20",
+    outDir: "dist",
+  },
+  {
+    entry: { cli: "adapters/cli/index.ts" },
+    format: ["esm"],
+    target: "node20",
+    outDir: "dist",
+    sourcemap: true,
+  },
+]);
