@@ -9,11 +9,12 @@ CREATE TABLE sessions (
   provider     TEXT NOT NULL,
   instructions TEXT,
   stream_text  INTEGER NOT NULL DEFAULT 0,
-  compacted_through INTEGER NOT NULL DEFAULT 0,
   created_at   INTEGER NOT NULL,
   updated_at   INTEGER NOT NULL
 );
 
+-- Messages are never deleted by compaction: a 'summary' row marks where the context sent to
+-- the model restarts, and everything stays readable.
 CREATE TABLE messages (
   id         TEXT PRIMARY KEY,
   session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -25,14 +26,17 @@ CREATE TABLE messages (
   name       TEXT,
   args       TEXT,
   result     TEXT,
+  is_error   INTEGER,
   created_at INTEGER NOT NULL,
   UNIQUE (session_id, seq)
 );
 
+-- kind 'agent' is a run of the loop, 'compact' a summarisation call (its tokens count too).
 CREATE TABLE runs (
   id            TEXT PRIMARY KEY,
   session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
   task_id       TEXT,
+  kind          TEXT NOT NULL DEFAULT 'agent',
   status        TEXT NOT NULL,
   turns         INTEGER NOT NULL DEFAULT 0,
   tool_calls    INTEGER NOT NULL DEFAULT 0,

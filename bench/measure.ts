@@ -1,0 +1,104 @@
+/** Shared bench helpers: sizes (full or smoke), clocks, percentiles, temp files, child scripts. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** True under BENCH_SMOKE=1 or --smoke: small sizes, the whole suite in well under a minute. */
+export const SMOKE = process.env.BENCH_SMOKE === "1" || process.argv.includes("--smoke");
+
+/** Picks the full size, or the smoke size in smoke mode. */
+export function size(full: number, smoke: number): number {
+  return SMOKE ? smoke : full;
+}
+
+/** Milliseconds, high resolution. */
+export function now(): number {
+  return performance.now();
+}
+
+/** The p-th percentile (0–100) of `values` (nearest rank). */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** Resident set size in MiB. */
+export function rssMiB(): number {
+  return process.memoryUsage.rss() / (1024 * 1024);
+}
+
+/** Runs a full GC when node was started with --expose-gc (run.ts does that). */
+export function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/** A fresh temporary directory and its removal. */
+export function tempDir(prefix = "tsclaw-bench-"): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Runs `worker(i)` for i in [0, total) with at most `concurrency` in flight. */
+export async function pool(concurrency: number, total: number, worker: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < total) await worker(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, lane));
+}
+
+/** The bench directory. */
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+
+/** Spawns a TypeScript file of bench/ in a separate node process (through tsx). */
+export function spawnBenchScript(file: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", join(BENCH_DIR, file), ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
+}
+
+/** Reads a child's stdout as JSON lines, calling `onLine` for each parsed line. */
+export function onJsonLines(child: ChildProcess, onLine: (msg: any) => void): void {
+  let buf = "";
+  child.stdout!.setEncoding("utf8");
+  child.stdout!.on("data", (chunk: string) => {
+    buf += chunk;
+    let i: number;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (line.trim()) onLine(JSON.parse(line));
+    }
+  });
+}
+
+/** Resolves with the first JSON line from `child` matching `pred`; rejects if it exits first. */
+export function waitForMessage(child: ChildProcess, pred: (msg: any) => boolean, timeoutMs = 120_000): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("bench child timed out")), timeoutMs);
+    const messages: any[] = [];
+    onJsonLines(child, (msg) => {
+      messages.push(msg);
+      if (pred(msg)) {
+        clearTimeout(timer);
+        resolve(msg);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`bench child exited with ${code} before answering`));
+    });
+  });
+}
+
+/** Keeps the best (smallest) time of `n` runs of `fn`, which returns a duration in ms. */
+export async function bestOf(n: number, fn: () => Promise<number>): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < n; i++) best = Math.min(best, await fn());
+  return best;
+}

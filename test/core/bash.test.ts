@@ -1,0 +1,132 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseGoDuration } from "../../src/bash/duration.js";
+import { fillTemplate, compileTemplate } from "../../src/bash/template.js";
+import type { Claw } from "../../src/index.js";
+import { memClaw, tempDir } from "../helpers/claw.js";
+import { waitProcessGone as waitDead } from "../helpers/process.js";
+
+let claw: Claw;
+afterEach(async () => {
+  await claw?.close();
+});
+
+describe("bash", () => {
+  it("returns stdout, stderr and the exit code", async () => {
+    claw = memClaw();
+    expect(await claw.bash({ script: "echo out; echo err >&2; exit 3" })).toEqual({ stdout: "out\n", stderr: "err\n", exitCode: 3, timeout: false });
+  });
+
+  it("kills the whole process group at a Go-duration timeout, grandchild included", async () => {
+    claw = memClaw();
+    const dir = tempDir();
+    const pidFile = join(dir, "pid");
+    const r = await claw.bash({ script: `(sleep 60 & echo $! > ${pidFile}) ; wait`, timeout: "700ms" });
+    expect(r.timeout).toBe(true);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(pid).toBeGreaterThan(0);
+    expect(await waitDead(pid)).toBe(true);
+  });
+
+  it("accepts numeric and Go-duration timeouts and rejects invalid ones", async () => {
+    claw = memClaw();
+    expect((await claw.bash({ script: "sleep 5", timeout: 0.3 })).timeout).toBe(true);
+    expect((await claw.bash({ script: "true", timeout: "1h30m" })).timeout).toBe(false);
+    for (const timeout of ["soon", "5 parsecs", -1, "-2s", 0]) {
+      const env = await claw.do({ op: "bash", args: { script: "true", timeout } });
+      expect(env).toMatchObject({ ok: false, error: { code: "invalid_args", details: { issues: [{ path: "timeout" }] } } });
+    }
+  });
+
+  it("publishes 20 000 stdout lines as 20 000 events, all readable when the result returns", async () => {
+    claw = memClaw();
+    const r = await claw.bash({ script: "seq 1 20000", stdoutLineEvent: { template: { n: "{payload}" }, bus: "lines" } });
+    expect(r.exitCode).toBe(0);
+    const { buses } = await claw.bus.list();
+    expect(buses.find((b) => b.bus === "lines")).toMatchObject({ count: 20000, lastSeq: 20000 });
+    const last = await claw.bus.read({ bus: "lines", after: 19999 });
+    expect(last.events[0]!.payload).toEqual({ n: "20000" });
+  });
+
+  it("substitutes templates in nested objects, arrays and inside longer strings", async () => {
+    claw = memClaw();
+    await claw.bash({
+      script: "printf 'one\\r\\ntwo'; echo warn >&2; exit 7",
+      stdoutLineEvent: { template: { a: { b: ["{payload}", { c: "line={payload}!" }] }, keep: 1, none: null }, bus: "tpl" },
+      stderrLineEvent: { template: ["err", "{payload}"], bus: "tpl" },
+      exitEvent: { template: { code: "{payload}", text: "exit {payload}" }, bus: "tpl" },
+      timeoutEvent: { template: { timedOut: "{payload}" }, bus: "tpl" },
+    });
+    const payloads = (await claw.bus.read({ bus: "tpl" })).events.map((e) => e.payload);
+    expect(payloads).toContainEqual({ a: { b: ["one", { c: "line=one!" }] }, keep: 1, none: null });
+    expect(payloads).toContainEqual({ a: { b: ["two", { c: "line=two!" }] }, keep: 1, none: null });
+    expect(payloads).toContainEqual(["err", "warn"]);
+    // exit and timeout events are typed and come last, in that order
+    expect(payloads.slice(-2)).toEqual([{ code: 7, text: "exit 7" }, { timedOut: false }]);
+  });
+
+  it("publishes a true timeout event when killed", async () => {
+    claw = memClaw();
+    await claw.bash({ script: "sleep 10", timeout: "200ms", timeoutEvent: { template: "{payload}" }, exitEvent: { template: "{payload}" } });
+    const payloads = (await claw.bus.read({})).events.map((e) => e.payload);
+    expect(payloads[1]).toBe(true);
+    expect(typeof payloads[0]).toBe("number");
+  });
+
+  it("compiled templates match the reference substitution", () => {
+    const cases: unknown[] = [{ a: "{payload}" }, ["{payload}", "x{payload}y{payload}"], "{payload}", 5, null, { "{payload}": "k" }, { q: 'he said "{payload}"' }];
+    for (const t of cases) {
+      for (const v of ["li\"ne\\ \u2028 🎉", 42, true]) {
+        expect(JSON.parse(compileTemplate(t)(v))).toEqual(fillTemplate(t, v));
+      }
+    }
+  });
+
+  it("parses Go durations", () => {
+    expect(parseGoDuration("1.5s")).toBe(1500);
+    expect(parseGoDuration("2m")).toBe(120_000);
+    expect(parseGoDuration("1h30m")).toBe(5_400_000);
+    expect(parseGoDuration("300ms")).toBe(300);
+    expect(parseGoDuration("1h")).toBe(3_600_000);
+    expect(parseGoDuration("abc")).toBeUndefined();
+  });
+
+  it("caps captured output to its tail and says so", async () => {
+    claw = memClaw({ limits: { bashOutputBytes: 1000 } });
+    const r = await claw.bash({ script: "seq 1 10000" });
+    expect(r.truncated).toBe(true);
+    expect(r.stdout.length).toBeLessThanOrEqual(1000);
+    expect(r.stdout.endsWith("9999\n10000\n")).toBe(true);
+  });
+
+  it("passes cwd, env and stdin, and scrubs provider keys", async () => {
+    claw = memClaw({ env: { ...process.env, OPENROUTER_API_KEY: "secret", OPENAI_API_KEY: "secret2", KEEP_ME: "yes" } });
+    const dir = tempDir();
+    const r = await claw.bash({ script: 'pwd; echo "$FOO $KEEP_ME ${OPENROUTER_API_KEY:-none} ${OPENAI_API_KEY:-none}"; cat', cwd: dir, env: { FOO: "bar" }, stdin: "piped" });
+    expect(r.stdout).toBe(`${dir}\nbar yes none none\npiped`);
+    expect(await claw.do({ op: "bash", args: { script: "true", cwd: join(dir, "missing") } })).toMatchObject({ ok: false, error: { code: "invalid_args" } });
+  });
+
+  it("kills the process group when the caller aborts", async () => {
+    claw = memClaw();
+    const dir = tempDir();
+    const pidFile = join(dir, "pid");
+    const ac = new AbortController();
+    const p = claw.bash({ script: `sleep 60 & echo $! > ${pidFile}; wait` }, { signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    ac.abort();
+    await expect(p).rejects.toMatchObject({ code: "cancelled" });
+    expect(await waitDead(pid)).toBe(true);
+  });
+
+  it("limits concurrent processes with a clear error", async () => {
+    claw = memClaw({ limits: { maxBashProcesses: 2 } });
+    const running = [claw.bash({ script: "sleep 0.5" }), claw.bash({ script: "sleep 0.5" })];
+    const third = await claw.do({ op: "bash", args: { script: "true" } });
+    expect(third).toMatchObject({ ok: false, error: { code: "too_many_requests", retryable: true } });
+    await Promise.all(running);
+    expect(await claw.do({ op: "bash", args: { script: "true" } })).toMatchObject({ ok: true });
+  });
+});

@@ -1,0 +1,62 @@
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createClaw } from "../../src/index.js";
+import { SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { tempDir } from "../helpers/claw.js";
+
+describe("store", () => {
+  it("uses WAL with synchronous=NORMAL by default and FULL on request", async () => {
+    const dir = tempDir();
+    const claw = createClaw({ db: join(dir, "a.db") });
+    expect(claw.services.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(claw.services.db.pragma("synchronous", { simple: true })).toBe(1);
+    expect(claw.services.db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    await claw.close();
+    const full = createClaw({ db: join(dir, "a.db"), durability: "full" });
+    expect(full.services.db.pragma("synchronous", { simple: true })).toBe(2);
+    await full.close();
+  });
+
+  it("keeps events and the instance id across a reopen", async () => {
+    const db = join(tempDir(), "keep.db");
+    const first = createClaw({ db });
+    await Promise.all(Array.from({ length: 50 }, (_, i) => first.bus.out({ bus: "k", payload: i })));
+    const instance = first.identity.instance;
+    await first.close();
+    const second = createClaw({ db });
+    expect(second.identity.instance).toBe(instance);
+    const r = await second.bus.read({ bus: "k", limit: 1000 });
+    expect(r.events.map((e) => e.payload)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect((await second.bus.out({ bus: "k", payload: "next" })).seq).toBe(51);
+    await second.close();
+  });
+
+  it("refuses a database from a newer schema version with a clear message", async () => {
+    const db = join(tempDir(), "new.db");
+    const raw = new Database(db);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 5}`);
+    raw.close();
+    expect(() => createClaw({ db })).toThrow(/newer than this tsclaw understands/);
+    // The failed open released its lock: a later open (after fixing the file) is not blocked by us.
+    expect(() => createClaw({ db })).toThrow(expect.objectContaining({ code: "schema_too_new" }));
+  });
+
+  it("allows one process per database file and says why", async () => {
+    const db = join(tempDir(), "one.db");
+    const first = createClaw({ db });
+    expect(() => createClaw({ db })).toThrow(expect.objectContaining({ code: "database_locked" }));
+    await first.close();
+    const again = createClaw({ db });
+    await again.close();
+  });
+
+  it("works on :memory: with independent databases", async () => {
+    const a = createClaw({ db: ":memory:" });
+    const b = createClaw({ db: ":memory:" });
+    await a.bus.out({ payload: 1 });
+    expect((await b.bus.read({})).events).toEqual([]);
+    await a.close();
+    await b.close();
+  });
+});
