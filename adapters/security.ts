@@ -36,7 +36,8 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 /** True for a Host header naming a loopback host (any port). */
 export function isLoopbackHost(host: string | undefined): boolean {
   if (!host) return false;
-  const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d+$/, "");
+  const h = host.trim().toLowerCase(); // host names are case-insensitive
+  const name = h.startsWith("[") ? h.slice(0, h.indexOf("]") + 1) : h.replace(/:\d+$/, "");
   return name === "localhost" || name.endsWith(".localhost") || name === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(name);
 }
 
@@ -52,7 +53,8 @@ export function tokenMatches(given: string | undefined, expected: string): boole
 
 function bearer(req: IncomingMessage): string | undefined {
   const h = req.headers.authorization;
-  if (h?.startsWith("Bearer ")) return h.slice(7).trim();
+  const m = h === undefined ? null : /^bearer\s+(.+)$/i.exec(h.trim()); // the scheme is case-insensitive
+  if (m) return m[1]!.trim();
   const url = new URL(req.url ?? "/", "http://x");
   return url.searchParams.get("token") ?? undefined; // for EventSource/WebSocket clients that cannot set headers
 }
@@ -75,7 +77,7 @@ export function checkAccess(req: IncomingMessage, policy: AccessPolicy): void {
 function originAllowed(origin: string, host: string | undefined, policy: AccessPolicy): boolean {
   if (policy.allowedOrigins.includes(origin)) return true;
   try {
-    return host !== undefined && new URL(origin).host === host;
+    return host !== undefined && new URL(origin).host === host.trim().toLowerCase();
   } catch {
     return false;
   }

@@ -77,23 +77,50 @@ export function onJsonLines(child: ChildProcess, onLine: (msg: any) => void): vo
   });
 }
 
-/** Resolves with the first JSON line from `child` matching `pred`; rejects if it exits first. */
-export function waitForMessage(child: ChildProcess, pred: (msg: any) => boolean, timeoutMs = 120_000): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("bench child timed out")), timeoutMs);
-    const messages: any[] = [];
-    onJsonLines(child, (msg) => {
-      messages.push(msg);
-      if (pred(msg)) {
-        clearTimeout(timer);
-        resolve(msg);
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`bench child exited with ${code} before answering`));
-    });
+/** JSON lines from a child, consumed in order with `next(pred)`. */
+export interface ChildMessages {
+  /** Resolves with the next unconsumed message matching `pred`; rejects if the child exits first. */
+  next(pred: (msg: any) => boolean, timeoutMs?: number): Promise<any>;
+}
+
+/** Collects a child's JSON lines for {@link ChildMessages.next}. */
+export function childMessages(child: ChildProcess): ChildMessages {
+  const seen: any[] = [];
+  let exited: number | null | undefined;
+  const wakers = new Set<() => void>();
+  onJsonLines(child, (msg) => {
+    seen.push(msg);
+    for (const w of [...wakers]) w();
   });
+  child.once("exit", (code) => {
+    exited = code;
+    for (const w of [...wakers]) w();
+  });
+  return {
+    next(pred, timeoutMs = 300_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => finish(new Error("bench child timed out")), timeoutMs);
+        const finish = (err?: Error, msg?: any) => {
+          clearTimeout(timer);
+          wakers.delete(check);
+          if (err) reject(err);
+          else resolve(msg);
+        };
+        const check = () => {
+          const i = seen.findIndex(pred);
+          if (i >= 0) return finish(undefined, seen.splice(i, 1)[0]);
+          if (exited !== undefined) finish(new Error(`bench child exited with ${exited} before answering`));
+        };
+        wakers.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** Resolves with the first JSON line from `child` matching `pred`; rejects if it exits first. */
+export function waitForMessage(child: ChildProcess, pred: (msg: any) => boolean, timeoutMs = 300_000): Promise<any> {
+  return childMessages(child).next(pred, timeoutMs);
 }
 
 /** Keeps the best (smallest) time of `n` runs of `fn`, which returns a duration in ms. */

@@ -57,6 +57,8 @@ export function createClaw(options: ClawOptions = {}) {
     session: createSessionHandle(call),
     /** Tasks. */
     task: createTaskHandle(call),
+    /** Continuity memory (memory_add, memory_search). */
+    memory: { add: (args: OpInput<"memory_add">) => call("memory_add", args), search: (args: OpInput<"memory_search">) => call("memory_search", args) },
     /** Calls any operation by name with typed arguments. */
     call,
     /** Dispatches a request envelope (any JSON value) and returns the response envelope; never throws. */

@@ -19,6 +19,16 @@ export interface ClawLimits {
   maxSubscriptions?: number;
 }
 
+/** Retry policy of model calls (429, 5xx, network errors; never 401/403). */
+export interface ModelRetryOptions {
+  /** Retries after the first attempt. Default: 4 */
+  maxRetries?: number;
+  /** First backoff; doubles each retry (with jitter). Default: 1000 ms */
+  baseDelayMs?: number;
+  /** Cap of one wait, Retry-After included. Default: 30000 ms */
+  maxDelayMs?: number;
+}
+
 /** Options of {@link createClaw}. Every one is optional. */
 export interface ClawOptions {
   /** SQLite file, or ":memory:". Default: "./claw.db" */
@@ -49,6 +59,8 @@ export interface ClawOptions {
   retention?: RetentionOptions;
   /** Max model turns per run before it ends as an error. Default: 100 */
   maxTurns?: number;
+  /** Retries of model calls on 429/5xx/network errors. Default: 4 retries, backoff from 1 s doubling, each wait capped at 30 s */
+  modelRetry?: ModelRetryOptions;
   /** Validate every operation's result against its output schema (for tests). Default: false */
   validateOutputs?: boolean;
   /** Where diagnostic lines go (never stdout). Default: process.stderr */
@@ -71,6 +83,7 @@ export interface ClawConfig {
   limits: Required<ClawLimits>;
   retention: RetentionOptions;
   maxTurns: number;
+  modelRetry: Required<ModelRetryOptions>;
   validateOutputs: boolean;
   log: (line: string) => void;
 }
@@ -105,6 +118,7 @@ export function resolveConfig(options: ClawOptions = {}): ClawConfig {
     },
     retention: options.retention ?? {},
     maxTurns: options.maxTurns ?? 100,
+    modelRetry: { maxRetries: 4, baseDelayMs: 1000, maxDelayMs: 30_000, ...options.modelRetry },
     validateOutputs: options.validateOutputs ?? false,
     log: options.log ?? ((line) => process.stderr.write(line.endsWith("\n") ? line : `${line}\n`)),
   };

@@ -30,6 +30,7 @@ export const ERROR_TABLE = {
   shutting_down: { status: 503, retryable: true },
   database_locked: { status: 409, retryable: false },
   schema_too_new: { status: 500, retryable: false },
+  turn_limit: { status: 422, retryable: false },
   internal: { status: 500, retryable: true },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 

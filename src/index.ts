@@ -10,3 +10,5 @@ export type { Connection, OpContext, OpDef, Transport } from "./registry.js";
 export type { CallContext } from "./dispatch.js";
 export { encodeResponse, parseJson, type Request, type Response } from "./wire.js";
 export { VERSION } from "./version.js";
+export type { SessionHandle } from "./handles/session-handle.js";
+export type { Message, RunResult, Session, Usage } from "./agent/session-schemas.js";

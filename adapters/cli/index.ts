@@ -2,7 +2,11 @@
 /** The tsclaw command line: serve, stdio, do, tail, doc. */
 import { VERSION } from "../../src/version.js";
 import { parseArgs } from "./args.js";
+import { doCommand, DO_HELP } from "./do.js";
+import { docCommand, DOC_HELP } from "./doc.js";
 import { serve, SERVE_HELP } from "./serve.js";
+import { stdioCommand, STDIO_HELP } from "./stdio.js";
+import { tailCommand, TAIL_HELP } from "./tail.js";
 
 const HELP = `tsclaw ${VERSION}: LLM agents whose only tool is bash, with durable tasks, sessions and an event bus in one SQLite file.
 
@@ -12,7 +16,7 @@ Commands:
   serve                      run the server: POST /do, GET /doc, SSE, WebSocket
   stdio                      speak the protocol as JSON lines on stdin/stdout
   do <op> [json] [--url U]   call one operation on a running server
-  tail [bus] [--after N]     print a bus's events as JSON lines (follows)
+  tail [bus] [--after N]     print a bus's events as JSON lines (follows; --url)
   doc                        print the Markdown guide
 
 Run tsclaw <command> --help for its flags. --version prints the version.
@@ -20,10 +24,14 @@ Run tsclaw <command> --help for its flags. --version prints the version.
 
 const COMMANDS: Record<string, { help: string; run: (args: ReturnType<typeof parseArgs>) => Promise<number> }> = {
   serve: { help: SERVE_HELP, run: serve },
+  stdio: { help: STDIO_HELP, run: stdioCommand },
+  do: { help: DO_HELP, run: doCommand },
+  tail: { help: TAIL_HELP, run: tailCommand },
+  doc: { help: DOC_HELP, run: docCommand },
 };
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ["help", "version"]);
+  const args = parseArgs(argv, ["help", "version", "pretty"]);
   if (args.flags.has("version")) {
     process.stdout.write(`${VERSION}\n`);
     return 0;

@@ -1,4 +1,5 @@
 /** Provider configuration: base URL and API key variable per provider, and the key lookup. */
+import OpenAI from "openai";
 import { ClawError } from "../errors.js";
 
 /** A provider's defaults. */
@@ -45,4 +46,23 @@ export function providerKeyStatus(config: { provider: string; apiKey?: string; e
   const keyVar = keyVarOf(config.provider);
   if (config.apiKey) return "given in options";
   return config.env[keyVar] ? `${keyVar} found` : `${keyVar} missing: session and task operations will fail with provider_auth_missing; everything else works`;
+}
+
+/**
+ * OpenAI clients by base URL and key, built once. The SDK's own retries are off: the agent loop
+ * retries itself so that each retry is visible as a `retry` event.
+ */
+export class ModelClients {
+  private readonly clients = new Map<string, OpenAI>();
+
+  /** A client for `conn`. */
+  get(conn: ProviderConnection): OpenAI {
+    const id = `${conn.baseURL}\n${conn.apiKey}`;
+    let client = this.clients.get(id);
+    if (!client) {
+      client = new OpenAI({ baseURL: conn.baseURL, apiKey: conn.apiKey, maxRetries: 0 });
+      this.clients.set(id, client);
+    }
+    return client;
+  }
 }

@@ -84,3 +84,16 @@ export interface SessionRef {
 export function hasRef(ref: SessionRef): boolean {
   return ref.sessionId !== undefined || ref.sessionKey !== undefined || ref.session !== undefined;
 }
+
+/** An operation's input: `{sessionId | sessionKey | session, ...shape}`, strict, one reference required. */
+export function withRef<S extends z.ZodRawShape>(shape: S) {
+  return z
+    .object({ ...sessionRefShape, ...shape })
+    .strict()
+    .refine((a) => hasRef(a as SessionRef), { message: "name the session with sessionId or sessionKey", path: ["sessionId"] });
+}
+
+/** Just the reference fields of validated arguments. */
+export function refOf(a: SessionRef): SessionRef {
+  return { sessionId: a.sessionId, sessionKey: a.sessionKey, session: a.session };
+}

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import type { BusService } from "../bus/bus-service.js";
-import { ClawError } from "../errors.js";
+import { ClawError, toClawError } from "../errors.js";
 import { buildBashEnv } from "./env.js";
 import { LineSplitter } from "./line-splitter.js";
 import { TailBuffer } from "./tail-buffer.js";
@@ -186,8 +186,8 @@ class Publisher {
   async settled(): Promise<void> {
     await this.last; // commits happen in order, so the last one settles after all before it
     if (this.failure !== undefined) {
-      const cause = this.failure instanceof ClawError ? this.failure : undefined;
-      throw new ClawError(cause?.code ?? "storage_unavailable", `bash finished but its events could not all be committed: ${cause?.message ?? String(this.failure)}`);
+      const cause = toClawError(this.failure);
+      throw new ClawError(cause.code, `bash finished but its events could not all be committed: ${cause.message}`, cause.details);
     }
   }
 }

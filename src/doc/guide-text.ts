@@ -1,23 +1,56 @@
-/** The hand-written prose of the /doc guide: what the service is and its contracts. Operation reference is generated. */
+/** The hand-written prose of the /doc guide: what the service is and how to call it. Operation reference is generated. */
 
 /** Introduction: what tsclaw is and how to call it. `{URL}` is replaced by the server's URL. */
 export const INTRO = `# tsclaw — user's guide for agents
 
 tsclaw runs LLM agents whose only tool is bash, with durable tasks, conversational sessions and
-an event bus, all in one SQLite file. Every operation below is one JSON request to \`POST /do\`
-(also over WebSocket at \`/ws\` and as stdio JSON lines); the result is the same everywhere.
+an event bus, all in one SQLite file. Every operation below is one JSON request to \`POST /do\`;
+the same request works unchanged over WebSocket (\`/ws\`) and as a stdio JSON line, with the same
+result. This guide is generated from the server's operation registry, so it lists exactly what
+this server can do.
 
 ## Calling an operation
 
 \`\`\`sh
 curl -s {URL}/do -H 'Content-Type: application/json' \\
   -d '{"op": "out", "args": {"bus": "thebus", "payload": {"hello": 1}}, "id": 1}'
+# {"id":1,"ok":true,"result":{"bus":"thebus","seq":1,"ts":1767225600000}}
 \`\`\`
 
-Request: \`{"op": "<name>", "args": {…}, "id": <string|number, optional>}\` (\`args\` may be omitted
-when nothing is required). Response: \`{"id": …, "ok": true, "result": {…}}\` or
-\`{"id": …, "ok": false, "error": {"code", "message", "retryable", "details"?}}\`. Over HTTP the status
-code follows the error code (table below). Field names are camelCase, timestamps epoch
-milliseconds, ids strings. Non-loopback clients send \`Authorization: Bearer <token>\`.
-From bash started by tsclaw, \`$CLAW_URL\` (and \`$CLAW_TOKEN\`) point back here.
+- Request: \`{"op": "<name>", "args": {…}, "id": <string|number, optional>}\`. \`args\` may be
+  omitted when no argument is required. Unknown argument names are rejected (\`invalid_args\`).
+- Success: \`{"id": …, "ok": true, "result": {…}}\`.
+- Failure: \`{"id": …, "ok": false, "error": {"code", "message", "retryable", "details"?}}\`.
+  Act on \`code\` (table below), never on the message text. \`retryable: true\` means the same
+  request may succeed later unchanged. No stack traces are ever sent.
+- Over HTTP the status follows the code (200 on success). The body must be
+  \`Content-Type: application/json\`, at most 10 MiB.
+- Field names are camelCase, operation names snake_case, timestamps epoch milliseconds, ids
+  strings.
+- Requests from another machine need \`Authorization: Bearer <token>\` (the token \`tsclaw serve\`
+  printed, or the one it was started with; when started with \`--token\` every request needs it).
+  Browsers may call only from the same origin.
+- From bash started by tsclaw, \`$CLAW_URL\` points back here and \`$CLAW_TOKEN\` holds the token
+  when one is set, so a script can call \`curl -s "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" …\`.
+- \`GET /doc?format=json\` (or the \`ops\` operation) returns the JSON Schema of every operation's
+  arguments and result. \`GET /health\` answers \`{"ok": true, …}\`.
+
+### The other ways in
+
+- **WebSocket** \`/ws\`: one request envelope per message; responses carry your \`id\` and may
+  arrive out of order (requests run concurrently: a long \`bash\` does not delay a quick \`out\`).
+  \`subscribe\` pushes event frames \`{"event": "bus", "sub", "bus", "seq", "ts", "payload"}\`. A
+  client that reads too slowly is sent \`{"event": "closing", "code": 4008, "subscriptions":
+  [{"sub", "bus", "lastSeq"}]}\` and closed with code 4008 (reason \`slow_consumer lastSeq=N\`);
+  reconnect and \`subscribe\` with \`after: lastSeq\` to lose nothing. The server pings; a peer that
+  stops answering is dropped. Non-browser clients authenticate with the Authorization header
+  (or \`?token=\`).
+- **stdio** (\`tsclaw stdio\`): one JSON request per line on stdin, one response line per request
+  on stdout (matched by \`id\`), plus event lines for subscriptions. Lines are split on LF only.
+  A subscription whose reader falls far behind gets \`{"event": "subscription_closed", "sub",
+  "bus", "lastSeq", "reason": "slow_consumer"}\`; subscribe again with \`after: lastSeq\`.
+- **Server-Sent Events**: \`GET /bus/<name>/events?after=N\` streams a bus (\`id:\` = seq; a
+  reconnecting EventSource resumes from \`Last-Event-ID\`; comment lines are heartbeats).
+- **TypeScript**: \`import { createClaw } from "tsclaw"\` gives the same operations as typed methods.
+- **CLI**: \`tsclaw do <op> '<json args>'\` calls one operation; \`tsclaw tail <bus>\` follows a bus.
 `;

@@ -1,24 +1,89 @@
 /** Continuity operations: server_identity, continuity_context, memory_add, memory_search. */
 import { z } from "zod";
 import { defineOp } from "../registry.js";
+import type { Services } from "../services.js";
+import { memoryAddInput, memoryEntrySchema, memorySearchInput } from "../tasks/memory-service.js";
+import { handoffSchema, taskRowSchema, taskStatusSchema } from "../tasks/task-schema.js";
+
+const identitySchema = z.object({
+  instance: z.string().describe("Stable id of this instance (stored in its database)"),
+  name: z.string(),
+  version: z.string(),
+  project: z.string().describe("Default project of tasks and memory"),
+  startedAt: z.number(),
+  schemaVersion: z.number().int(),
+  ops: z.array(z.string()),
+});
+
+function identityOf(services: Services) {
+  return { ...services.identity, ops: services.ops.map((o) => o.name) };
+}
 
 export const serverIdentityOp = defineOp({
   name: "server_identity",
   group: "continuity",
   summary: "Who this server is: stable instance id, name, version, project, start time, schema version, operation names.",
+  notes: "Call it before any write and compare the instance and project with what you expect; task_update's `writeContext` must carry them to complete a task.",
   input: z.object({}).strict(),
-  output: z.object({
-    instance: z.string().describe("Stable id of this instance (stored in its database)"),
-    name: z.string(),
-    version: z.string(),
-    project: z.string().describe("Default project of tasks and memory"),
-    startedAt: z.number(),
-    schemaVersion: z.number().int(),
-    ops: z.array(z.string()),
-  }),
+  output: identitySchema,
   example: {},
-  handler: (_args, { services }) => ({ ...services.identity, ops: services.ops.map((o) => o.name) }),
+  handler: (_args, { services }) => identityOf(services),
+});
+
+export const continuityContextOp = defineOp({
+  name: "continuity_context",
+  group: "continuity",
+  summary: "Where work stands: this server's identity, open tasks, recent handoffs and recent memory of a project.",
+  notes: "The start of a worker's procedure: server_identity, then continuity_context; compare instance and project before any write, then expand a task with get_task and claim it at its current version.",
+  input: z
+    .object({
+      project: z.string().min(1).optional().describe("Default: the server's project"),
+      sessionKey: z.string().min(1).optional().describe("Only tasks, handoffs and memory of this session"),
+      limit: z.number().int().min(1).max(100).default(10).describe("Max items per list, 1-100. Default: 10"),
+    })
+    .strict(),
+  output: z.object({
+    identity: identitySchema,
+    openTasks: z.array(taskRowSchema).describe("todo, in_progress, blocked and needs_human tasks, newest first"),
+    recentHandoffs: z.array(
+      z.object({ taskId: z.string(), title: z.string(), status: taskStatusSchema, version: z.number().int(), sessionKey: z.string().nullable(), handoff: handoffSchema, updatedAt: z.number() }),
+    ),
+    recentMemory: z.array(memoryEntrySchema),
+  }),
+  example: { limit: 5 },
+  handler: (args, { services }) => {
+    const project = args.project ?? services.config.project;
+    const open = services.tasks.listTasks({ active: true, project, sessionKey: args.sessionKey, limit: args.limit });
+    return {
+      identity: identityOf(services),
+      openTasks: open.tasks,
+      recentHandoffs: services.tasks.recentHandoffs(project, args.sessionKey, args.limit),
+      recentMemory: services.memory.recent(project, args.sessionKey, args.limit),
+    };
+  },
+});
+
+export const memoryAddOp = defineOp({
+  name: "memory_add",
+  group: "continuity",
+  summary: "Remember a note (decision, fact, pointer) for a project; searchable with memory_search.",
+  input: memoryAddInput,
+  output: z.object({ memoryId: z.string(), createdAt: z.number(), replayed: z.boolean() }),
+  example: { text: "Deploys go through the staging bus first", tags: ["deploy"], idempotencyKey: "note-deploy-1" },
+  errors: ["idempotency_conflict"],
+  handler: (args, { services }) => services.memory.add(args),
+});
+
+export const memorySearchOp = defineOp({
+  name: "memory_search",
+  group: "continuity",
+  summary: "Full-text search of a project's memory (SQLite FTS5), best matches first.",
+  notes: "Any text is a valid query: words are matched (with stemming), punctuation and FTS5 syntax in the query are ignored. Entries matching more of the words rank higher.",
+  input: memorySearchInput,
+  output: z.object({ results: z.array(z.object({ memoryId: z.string(), text: z.string(), tags: z.array(z.string()), createdAt: z.number(), score: z.number().describe("Higher is a better match") })) }),
+  example: { query: "deploy staging", limit: 5 },
+  handler: (args, { services }) => services.memory.search(args),
 });
 
 /** Continuity operations. */
-export const continuityOps = [serverIdentityOp] as const;
+export const continuityOps = [serverIdentityOp, continuityContextOp, memoryAddOp, memorySearchOp] as const;

@@ -1,4 +1,188 @@
-/** Task operations. */
+/**
+ * Task operations: the run contract (run_task, check_task, get_task, list_tasks, cancel_task),
+ * the completion contract (task_create, task_update) and their telemetry (task_telemetry).
+ * Every call of these operations is recorded as telemetry, never with the prompt text.
+ */
+import { z } from "zod";
+import { defineOp } from "../registry.js";
+import { taskUpdateInputSchema } from "../tasks/completion.js";
+import {
+  cancelTaskInput,
+  checkTaskInput,
+  checkTaskOutput,
+  clampWait,
+  getTaskInput,
+  listTasksInput,
+  listTasksOutput,
+  replayableTaskOutput,
+  runTaskInput,
+  runTaskOutput,
+  taskCreateInput,
+  taskTelemetryInput,
+} from "../tasks/task-inputs.js";
+import { taskSchema, type TaskStatus } from "../tasks/task-schema.js";
+import { TERMINAL } from "../tasks/task-status.js";
+import { telemetryRecordSchema, type TelemetryNote } from "../tasks/telemetry.js";
+
+/** Notes the returned task and status (and whether it is terminal) for telemetry. */
+function noteStatus(note: TelemetryNote, t: { taskId: string; status: TaskStatus }): void {
+  note.taskId = t.taskId;
+  note.status = t.status;
+  note.terminalRetrieval = TERMINAL.has(t.status);
+}
+
+const EXAMPLE_ID = "task_00000000-0000-0000-0000-000000000000";
+
+export const runTaskOp = defineOp({
+  name: "run_task",
+  group: "task",
+  summary: "Start an agent run of a prompt as a task; returns at once with the taskId and the exact next call (check_task).",
+  notes: [
+    "The task runs in the session named by `sessionKey` (created when new). Tasks of one session run one at a time, in order; later ones wait as `todo` with phase `queued`.",
+    "Poll with `check_task` (it waits server-side). A poll that times out never creates a second task. With `idempotencyKey`, resending the same request returns the same task (`replayed: true`) with its current status.",
+    "Fails fast with `provider_auth_missing` (nothing is created) when the provider's API key is missing. Bash run by the agent gets `CLAW_TASK_ID`, so it can report on its own task with task_update (e.g. `blocked`); the end of the run does not overwrite that.",
+  ].join("\n\n"),
+  input: runTaskInput,
+  output: runTaskOutput,
+  example: { prompt: "Count the TODO lines in this repository and report the number", sessionKey: "todo-counter", idempotencyKey: "count-todos-1" },
+  errors: ["provider_auth_missing", "idempotency_conflict"],
+  handler: (args, { services }) =>
+    services.tasks.telemetry.trace("run_task", (note) => {
+      const r = services.tasks.runTask(args);
+      noteStatus(note, r);
+      note.duplicate = r.replayed;
+      return r;
+    }),
+});
+
+export const checkTaskOp = defineOp({
+  name: "check_task",
+  group: "task",
+  summary: "Wait (default 45 s, at most 600 s) until the task is terminal or actionable; return its snapshot and the next call.",
+  notes: [
+    'Ordinary progress does not end the wait; a terminal status (completed, completed_no_summary, error, cancelled, done) or an actionable one (blocked, needs_human) does; `until: "update"` also returns on any newer version.',
+    "A wait that times out is not terminal: `continuePolling` is true and `nextAction` is the same check_task call; call it again at once. `nextAction` is null exactly when the task is terminal; for an actionable task it names the call that resumes the work.",
+    "`waitMs` is clamped to 0–600000 (negative → 0). Each call increments `pollCount`. A caller that goes away ends only its wait, never the task. check_task never creates or restarts a task.",
+  ].join("\n\n"),
+  input: checkTaskInput,
+  output: checkTaskOutput,
+  example: { taskId: EXAMPLE_ID, waitMs: 30000 },
+  errors: ["not_found"],
+  handler: (args, { services, signal }) =>
+    services.tasks.telemetry.trace("check_task", async (note) => {
+      note.taskId = args.taskId ?? args.jobId;
+      note.waitAskedMs = clampWait(args.waitMs);
+      const r = await services.tasks.checkTask(args, signal);
+      noteStatus(note, r.task);
+      note.pollNumber = r.pollNumber;
+      note.waitedMs = r.waitedMs;
+      return r;
+    }),
+});
+
+export const getTaskOp = defineOp({
+  name: "get_task",
+  group: "task",
+  aliases: ["task_get"],
+  summary: "The task's snapshot, immediately (never waits); include timeline, receipts or prompt on request.",
+  notes: "After a lost task_update response, read the task here (with `include: [\"receipts\"]`): when your receipt's sessionRef is there, the write succeeded.",
+  input: getTaskInput,
+  output: taskSchema,
+  example: { taskId: EXAMPLE_ID, include: ["timeline", "receipts"] },
+  errors: ["not_found"],
+  handler: (args, { services }) =>
+    services.tasks.telemetry.trace("get_task", (note) => {
+      const t = services.tasks.getTask((args.taskId ?? args.jobId)!, args.include);
+      noteStatus(note, t);
+      return t;
+    }),
+});
+
+export const listTasksOp = defineOp({
+  name: "list_tasks",
+  group: "task",
+  summary: "List tasks (newest first) with filters, counts per status and a cursor: the aggregate view of active work.",
+  input: listTasksInput,
+  output: listTasksOutput,
+  example: { active: true, limit: 20 },
+  handler: (args, { services }) => services.tasks.telemetry.trace("list_tasks", () => services.tasks.listTasks(args)),
+});
+
+export const cancelTaskOp = defineOp({
+  name: "cancel_task",
+  group: "task",
+  summary: "Cancel a task: a queued one just ends; a running one has its run stopped and its bash killed. Ended tasks are returned unchanged.",
+  input: cancelTaskInput,
+  output: taskSchema,
+  example: { taskId: EXAMPLE_ID },
+  errors: ["not_found"],
+  handler: (args, { services }) =>
+    services.tasks.telemetry.trace("cancel_task", async (note) => {
+      note.taskId = args.taskId ?? args.jobId;
+      const t = await services.tasks.cancelTask(note.taskId!);
+      noteStatus(note, t);
+      return t;
+    }),
+});
+
+export const taskCreateOp = defineOp({
+  name: "task_create",
+  group: "task",
+  summary: "Create a tracked work task (status todo, version 1); tsclaw does not execute it — a worker claims and completes it with task_update.",
+  input: taskCreateInput,
+  output: replayableTaskOutput,
+  example: { title: "Write the release notes", body: "Cover the bus and the task contract", idempotencyKey: "release-notes-1" },
+  errors: ["idempotency_conflict"],
+  handler: (args, { services }) =>
+    services.tasks.telemetry.trace("task_create", (note) => {
+      const t = services.tasks.createTask(args);
+      noteStatus(note, t);
+      note.duplicate = t.replayed;
+      return t;
+    }),
+});
+
+export const taskUpdateOp = defineOp({
+  name: "task_update",
+  group: "task",
+  summary: "Change a task at its current version (expectedVersion); completing it (done) needs a handoff, one receipt and the write context.",
+  notes: [
+    "Every update needs `expectedVersion`; a stale one is `version_conflict` (details.currentVersion) and nothing changes: re-read, compare, decide again — never resend the stale payload blindly.",
+    "A new transition to `done` needs non-empty `handoff.completed` and `handoff.next` (`completion_handoff_required`), one `receipt` (`completion_receipt_required`) and `writeContext` equal to server_identity's instance and the task's project (`write_context_mismatch`). The update and the receipt insert are one transaction; a rejected completion changes nothing and stores no receipt.",
+    "`(taskId, receipt.sessionRef)` is unique: resending the same receipt returns the current task with `replayed: true`; a different receipt under the same sessionRef is `receipt_conflict`. `blocked` needs a non-empty `handoff.blockers` (`blocker_required`). Metadata edits of a done task need no receipt; reopening (done → todo/in_progress) is allowed and completing again uses the contract.",
+    "Transitions refused with `invalid_transition`: completed/completed_no_summary/error (only a run sets them); cancelled on a run task (use cancel_task); anything from cancelled to done; todo/in_progress on a run task (resume with run_task in the same session; the agent itself may go from blocked back to in_progress while its run lasts); blocked/needs_human from an ended task or a run task that has not started.",
+    "Read the task back (get_task) after a successful write and treat that as the durable confirmation.",
+  ].join("\n\n"),
+  input: taskUpdateInputSchema,
+  output: replayableTaskOutput,
+  example: {
+    taskId: EXAMPLE_ID,
+    expectedVersion: 3,
+    status: "done",
+    handoff: { completed: "Release notes written", next: "Review by a maintainer", blockers: "" },
+    receipt: { sessionRef: "worker-42/run-1", worker: "agent worker-42", work: "Wrote docs/RELEASE.md", next: "Review", blockers: "", tests: "npm test: 120 passed", gitCheckpoint: "abc1234" },
+    writeContext: { instance: "<server_identity.instance>", project: "<task project>" },
+  },
+  errors: ["not_found", "version_conflict", "completion_handoff_required", "completion_receipt_required", "write_context_mismatch", "blocker_required", "receipt_conflict", "invalid_transition"],
+  handler: (args, { services }) =>
+    services.tasks.telemetry.trace("task_update", (note) => {
+      note.taskId = args.taskId;
+      const t = services.tasks.updateTask(args);
+      noteStatus(note, t);
+      note.duplicate = t.replayed;
+      return t;
+    }),
+});
+
+export const taskTelemetryOp = defineOp({
+  name: "task_telemetry",
+  group: "task",
+  summary: "Request telemetry of the task operations (op, task, poll number, wait asked and waited, status returned, duration, duplicate, terminal retrieval, error), newest first.",
+  input: taskTelemetryInput,
+  output: z.object({ records: z.array(telemetryRecordSchema) }),
+  example: { limit: 20 },
+  handler: (args, { services }) => ({ records: services.tasks.telemetry.list(args) }),
+});
 
 /** Task operations. */
-export const taskOps = [] as const;
+export const taskOps = [runTaskOp, checkTaskOp, getTaskOp, listTasksOp, cancelTaskOp, taskCreateOp, taskUpdateOp, taskTelemetryOp] as const;

@@ -1,26 +1,197 @@
-/** Tasks: the run contract and the completion contract. */
-import type { SessionService } from "../agent/session-service.js";
+/**
+ * Tasks: the run contract (run_task, check_task, get_task, list_tasks, cancel_task) and the
+ * completion contract (task_create, task_update), with idempotency keys, telemetry and restart
+ * recovery. Statuses, phases and transition rules: task-schema.ts and task-status.ts.
+ */
+import { randomUUID } from "node:crypto";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config.js";
+import { ClawError } from "../errors.js";
 import type { Identity } from "../identity.js";
 import type { Db } from "../store/db.js";
+import { applyUpdate, type TaskUpdateArgs } from "./completion.js";
+import { IdempotencyStore } from "./idempotency.js";
+import { clip } from "./run-events.js";
+import type { SessionPort, TaskSession } from "./session-port.js";
+import { taskError } from "./task-errors.js";
+import { clampWait, type CheckTaskArgs, type CheckTaskResult, type ListTasksArgs, type RunTaskArgs, type TaskCreateArgs } from "./task-inputs.js";
+import { listTasks, recentHandoffs } from "./task-list.js";
+import { TaskNotifier } from "./task-notifier.js";
+import { TaskRunner } from "./task-runner.js";
+import type { Task, TaskInclude } from "./task-schema.js";
+import { ACTIONABLE, continuePolling, nextActionFor, TERMINAL } from "./task-status.js";
+import { TaskStore, type TaskRecord } from "./task-store.js";
+import { TaskTelemetry } from "./telemetry.js";
+import { toTask } from "./task-view.js";
+import { waitForTask } from "./task-waiter.js";
 
 /** What the task service is built from. */
 export interface TaskServiceDeps {
   config: ClawConfig;
   db: Db;
   bus: BusService;
-  sessions: SessionService;
+  sessions: SessionPort;
   identity: Identity;
 }
 
 /** Owns tasks, receipts and telemetry. */
 export class TaskService {
-  constructor(readonly deps: TaskServiceDeps) {}
+  /** Task rows and receipts. */
+  readonly store: TaskStore;
+  /** Per-task change notification (check_task waits on it). */
+  readonly notifier = new TaskNotifier();
+  /** Request telemetry of the task operations. */
+  readonly telemetry: TaskTelemetry;
+  private readonly idempotency: IdempotencyStore;
+  private readonly runner: TaskRunner;
+  private closed = false;
 
-  /** Restart recovery and the start of queued work. */
-  start(): void {}
+  constructor(readonly deps: TaskServiceDeps) {
+    this.store = new TaskStore(deps.db, (id) => this.notifier.changed(id));
+    this.idempotency = new IdempotencyStore(deps.db);
+    this.telemetry = new TaskTelemetry(deps.db, deps.config.env.CLAW_TELEMETRY_LOG === "1" ? deps.config.log : undefined);
+    this.runner = new TaskRunner(this.store, deps.sessions, deps.config.log);
+  }
 
-  /** Stops runners; in-flight tasks are marked interrupted. */
-  async close(): Promise<void> {}
+  /** Restart recovery: run tasks left in_progress by a dead process become error/interrupted; queued ones start. */
+  start(): void {
+    for (const t of this.store.runTasksWithStatus("in_progress")) {
+      const error = taskError("interrupted", "the server restarted while this task ran (its process ended)", t.sessionKey);
+      this.store.patch(t.id, { status: "error", phase: "ended", endedAt: Date.now(), error, latestUpdate: { at: Date.now(), text: "interrupted: the server restarted" } }, { timeline: "interrupted: the server restarted" });
+    }
+    for (const status of ["blocked", "needs_human"] as const) {
+      for (const t of this.store.runTasksWithStatus(status)) if (t.phase !== "waiting_human") this.store.patch(t.id, { phase: "waiting_human" });
+    }
+    for (const t of this.store.runTasksWithStatus("todo")) this.runner.enqueue(t);
+  }
+
+  /** Stops runners (their tasks become error/interrupted) and answers every waiting check_task. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.notifier.closeAll();
+    await this.runner.close();
+    this.notifier.closeAll();
+  }
+
+  /** A task as clients see it. */
+  view(t: TaskRecord, include: TaskInclude = []): Task {
+    return toTask(t, include, () => this.store.receipts(t.id));
+  }
+
+  /** run_task: creates the task (once per idempotency key) and queues it on its session. */
+  runTask(args: RunTaskArgs) {
+    const sessions = this.deps.sessions;
+    const { idempotencyKey, ...request } = args;
+    const { result, replayed } = this.idempotency.once("run_task", idempotencyKey, request, () => {
+      let existing: TaskSession | undefined;
+      if (request.sessionKey !== undefined) existing = findSession(sessions, request.sessionKey);
+      sessions.checkProvider(request.provider ?? existing?.provider);
+      const session = existing ?? sessions.ensure({ sessionKey: request.sessionKey, bus: request.bus, model: request.model, provider: request.provider });
+      const firstLine = request.prompt.split("\n").find((l) => l.trim() !== "") ?? request.prompt;
+      const t = this.store.insert(
+        {
+          id: `task_${randomUUID()}`,
+          kind: "run",
+          title: request.title ?? clip(firstLine, 80),
+          body: null,
+          prompt: request.prompt,
+          sessionKey: session.sessionKey,
+          sessionId: session.sessionId,
+          project: request.project ?? this.deps.config.project,
+          status: "todo",
+          phase: "queued",
+          model: session.model,
+          provider: session.provider,
+          bus: session.bus,
+        },
+        "created (queued on its session)",
+      );
+      return { taskId: t.id };
+    });
+    const t = this.store.get(result.taskId);
+    if (!replayed) this.runner.enqueue(t);
+    return {
+      taskId: t.id,
+      jobId: t.id,
+      sessionKey: t.sessionKey!,
+      sessionId: t.sessionId!,
+      status: t.status,
+      version: t.version,
+      replayed,
+      continuePolling: continuePolling(t.status),
+      nextAction: nextActionFor(t),
+    };
+  }
+
+  /** check_task: counts the poll, waits as asked, returns the snapshot and what to do next. */
+  async checkTask(args: CheckTaskArgs, signal: AbortSignal): Promise<CheckTaskResult> {
+    const taskId = (args.taskId ?? args.jobId)!;
+    const pollNumber = this.store.countPoll(taskId);
+    const waitMs = this.closed ? 0 : clampWait(args.waitMs);
+    const { task, waitedMs } = await waitForTask(this.store, this.notifier, taskId, { waitMs, until: args.until, afterVersion: args.afterVersion, signal });
+    return {
+      task: this.view(task, args.include),
+      isTerminal: TERMINAL.has(task.status),
+      isActionable: ACTIONABLE.has(task.status),
+      continuePolling: continuePolling(task.status),
+      nextAction: nextActionFor(task),
+      waitedMs,
+      pollNumber,
+    };
+  }
+
+  /** get_task: the snapshot, immediately. */
+  getTask(taskId: string, include: TaskInclude = []): Task {
+    return this.view(this.store.get(taskId), include);
+  }
+
+  /** list_tasks. */
+  listTasks(args: ListTasksArgs) {
+    return listTasks(this.deps.db, args);
+  }
+
+  /** Handoffs of a project's tasks, most recent first (continuity_context). */
+  recentHandoffs(project: string, sessionKey: string | undefined, limit: number) {
+    return recentHandoffs(this.deps.db, project, sessionKey, limit);
+  }
+
+  /** cancel_task: a queued task is just cancelled; a running one also has its run (and bash) stopped. Ended tasks are returned unchanged. */
+  async cancelTask(taskId: string): Promise<Task> {
+    const t = this.store.get(taskId);
+    if (TERMINAL.has(t.status)) return this.view(t);
+    this.runner.dequeue(taskId);
+    const now = Date.now();
+    this.store.patch(taskId, { status: "cancelled", phase: "ended", endedAt: now, latestUpdate: { at: now, text: "cancelled" } }, { timeline: `cancelled (was ${t.status})` });
+    await this.runner.stop(taskId);
+    return this.view(this.store.get(taskId));
+  }
+
+  /** task_create: a tracked work task (status todo, version 1), once per idempotency key. */
+  createTask(args: TaskCreateArgs): Task & { replayed: boolean } {
+    const { idempotencyKey, ...request } = args;
+    const { result, replayed } = this.idempotency.once("task_create", idempotencyKey, request, () => {
+      const t = this.store.insert(
+        { id: `task_${randomUUID()}`, kind: "work", title: request.title, body: request.body ?? null, prompt: null, sessionKey: null, sessionId: null, project: request.project ?? this.deps.config.project, status: "todo", phase: "open", model: null, provider: null, bus: null },
+        "created",
+      );
+      return { taskId: t.id };
+    });
+    return { ...this.getTask(result.taskId), replayed };
+  }
+
+  /** task_update with the completion contract; the result includes the task's receipts. */
+  updateTask(args: TaskUpdateArgs): Task & { replayed: boolean } {
+    const { task, replayed } = applyUpdate(this.store, { instance: this.deps.identity.instance, runActive: (id) => this.runner.isRunning(id) }, args);
+    return { ...this.view(task, ["receipts"]), replayed };
+  }
+}
+
+function findSession(sessions: SessionPort, sessionKey: string): TaskSession | undefined {
+  try {
+    return sessions.get({ sessionKey });
+  } catch (err) {
+    if (err instanceof ClawError && err.code === "not_found") return undefined;
+    throw err;
+  }
 }

@@ -63,14 +63,14 @@ describe("POST /do", () => {
     expect(withId.body.id).toBe("x-1");
     const text = await fetch(`${server.url}/do`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
     expect(text.status).toBe(415);
-    expect((await text.json()).error.code).toBe("unsupported_media_type");
+    expect(((await text.json()) as any).error.code).toBe("unsupported_media_type");
     const big = await server.post(JSON.stringify({ op: "out", args: { payload: "x".repeat(11 * 1024 * 1024) } }));
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe("payload_too_large");
     expect(await server.op("out", { payload: "still here" })).toMatchObject({ ok: true });
     const notFound = await fetch(`${server.url}/nowhere`);
     expect(notFound.status).toBe(404);
-    const health = await (await fetch(`${server.url}/health`)).json();
+    const health = (await (await fetch(`${server.url}/health`)).json()) as any;
     expect(health.ok).toBe(true);
   });
 
@@ -79,7 +79,7 @@ describe("POST /do", () => {
     const md = await fetch(`${server.url}/doc`);
     expect(md.headers.get("content-type")).toContain("text/markdown");
     expect(await md.text()).toContain(`curl -s ${server.url}/do`);
-    const json = await (await fetch(`${server.url}/doc?format=json`)).json();
+    const json = (await (await fetch(`${server.url}/doc?format=json`)).json()) as any;
     expect(json.ops.find((o: { name: string }) => o.name === "bash").input.properties.script.type).toBe("string");
   });
 

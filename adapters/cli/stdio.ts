@@ -1,0 +1,36 @@
+/** `tsclaw stdio`: the protocol as JSON lines on stdin/stdout; logs on stderr; exit 0 at EOF. */
+import { createClaw } from "../../src/claw.js";
+import { runStdio } from "../stdio.js";
+import type { ParsedArgs } from "./args.js";
+import { CLAW_FLAGS_HELP, clawOptionsFromFlags } from "./claw-flags.js";
+
+export const STDIO_HELP = `Usage: tsclaw stdio [flags]
+
+Reads one request envelope per line on stdin, {"op": "...", "args": {...}, "id": ...}, and writes
+one response line per request on stdout (pipelined: answers come as they finish, matched by id),
+plus {"event": "bus", ...} lines for subscriptions. Lines are split on LF only. stdout carries
+the protocol only; diagnostics go to stderr. At end of input the calls in flight finish, then
+it exits 0.
+
+Example:
+  printf '%s\\n' '{"op":"out","args":{"payload":"hi"},"id":1}' | tsclaw stdio --db :memory:
+
+Flags (each also from an environment variable):
+${CLAW_FLAGS_HELP}`;
+
+/** Runs the stdio adapter until EOF (or SIGINT/SIGTERM); resolves with the exit code. */
+export async function stdioCommand(args: ParsedArgs): Promise<number> {
+  const claw = createClaw(clawOptionsFromFlags(args));
+  let onSignal: () => void = () => {};
+  const signalled = new Promise<void>((resolve) => (onSignal = resolve));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    await Promise.race([runStdio(claw, { input: process.stdin, output: process.stdout }), signalled]);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await claw.close();
+  }
+  return 0;
+}

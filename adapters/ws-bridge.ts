@@ -1,0 +1,143 @@
+/**
+ * The WebSocket bridge for one socket, written against a minimal socket shape so tests can drive
+ * it with a fake as well as with `ws`. One envelope per message, responses matched by `id`,
+ * pipelined; subscription events pushed as frames. A peer whose send buffer passes the
+ * high-water mark is closed with 4008 (memory stays bounded; it resumes with `after`), and a
+ * peer that stops answering pings is terminated.
+ */
+import type { Claw } from "../src/claw.js";
+import { ClawError } from "../src/errors.js";
+import { Peer, type DeliveredCursor } from "./peer.js";
+
+/** The part of a WebSocket the bridge uses (`ws`'s WebSocket fits). */
+export interface BridgeSocket {
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  /** Drops the connection at once (dead peer). */
+  terminate(): void;
+  ping(): void;
+  /** Bytes queued but not yet written to the network. */
+  readonly bufferedAmount: number;
+}
+
+/** Options of {@link bridgeSocket}. */
+export interface WsBridgeOptions {
+  /** Queued bytes past which the peer is closed with 4008. Default: 4 MiB */
+  highWaterMark?: number;
+  /** Ping interval; a peer that has not answered one ping by the next is terminated. Default: 30000 ms */
+  pingIntervalMs?: number;
+  /** Largest message; bigger ones get `payload_too_large`. Default: the claw's limits.maxRequestBytes (10 MiB) */
+  maxMessageBytes?: number;
+  /** Subscriptions per socket. Default: the claw's limits.maxSubscriptions (64) */
+  maxSubscriptions?: number;
+}
+
+/** Close code of a consumer cut at the high-water mark. */
+export const SLOW_CONSUMER_CLOSE = 4008;
+
+/** Events the socket owner forwards to the bridge. */
+export interface WsBridge {
+  /** A message arrived (text, or binary holding UTF-8 JSON). */
+  message(data: string | Buffer | ArrayBuffer | Buffer[]): void;
+  /** A pong arrived. */
+  pong(): void;
+  /** The socket closed (either side). */
+  closed(): void;
+  /** The protocol peer behind the socket (for tests and stats). */
+  readonly peer: Peer;
+}
+
+function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+/** The close reason (at most 123 bytes): where to resume. The closing frame has every subscription. */
+function closeReason(subs: DeliveredCursor[]): string {
+  if (subs.length === 1) return `slow_consumer lastSeq=${subs[0]!.lastSeq}`;
+  const all = `slow_consumer lastSeq=${JSON.stringify(Object.fromEntries(subs.map((s) => [s.sub, s.lastSeq])))}`;
+  return Buffer.byteLength(all) <= 123 ? all : "slow_consumer; see the closing frame";
+}
+
+/** Bridges one socket to a claw. */
+export function bridgeSocket(claw: Claw, socket: BridgeSocket, options: WsBridgeOptions = {}): WsBridge {
+  const highWaterMark = options.highWaterMark ?? 4 * 1024 * 1024;
+  const maxMessageBytes = options.maxMessageBytes ?? claw.config.limits.maxRequestBytes;
+  let alive = true;
+  let ended = false;
+
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    peer.close();
+  };
+
+  const cut = () => {
+    if (ended) return;
+    const subs = peer.delivered();
+    // One bounded frame past the mark, so the client learns where to resume even without the close reason.
+    socket.send(
+      JSON.stringify({
+        event: "closing",
+        code: SLOW_CONSUMER_CLOSE,
+        reason: "slow_consumer",
+        message: `the send buffer passed ${highWaterMark} bytes; reconnect and subscribe with after = lastSeq`,
+        subscriptions: subs,
+      }),
+    );
+    socket.close(SLOW_CONSUMER_CLOSE, closeReason(subs));
+    end();
+  };
+
+  const send = (text: string): boolean => {
+    if (ended) return false;
+    if (socket.bufferedAmount > highWaterMark) {
+      cut();
+      return false;
+    }
+    socket.send(text);
+    return true;
+  };
+
+  const peer = new Peer(claw, {
+    transport: "ws",
+    maxSubscriptions: options.maxSubscriptions ?? claw.config.limits.maxSubscriptions,
+    sendFrame: (text) => void send(text),
+    sendEvent: (text) => send(text),
+  });
+
+  const heartbeat = setInterval(() => {
+    if (!alive) {
+      socket.terminate();
+      end();
+      return;
+    }
+    alive = false;
+    try {
+      socket.ping();
+    } catch {
+      // not open any more; 'close' follows
+    }
+  }, options.pingIntervalMs ?? 30_000);
+  heartbeat.unref();
+
+  return {
+    peer,
+    message(data) {
+      alive = true; // any traffic proves the peer is there
+      if (ended) return;
+      const size = typeof data === "string" ? Buffer.byteLength(data) : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
+      if (size > maxMessageBytes) {
+        peer.reject(new ClawError("payload_too_large", `message is ${size} bytes; the limit is ${maxMessageBytes}`, { limit: maxMessageBytes }));
+        return;
+      }
+      peer.receive(typeof data === "string" ? data : toBuffer(data).toString("utf8"));
+    },
+    pong() {
+      alive = true;
+    },
+    closed: end,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Memory: resident size (RSS) growth of a claw (a) while storing N events, (b) over M tasks run
+ * against the fake model (its own process), and (c) serving one stalled WebSocket subscriber
+ * while K events flow. Each is judged against a stated bound; the baseline column is the RSS
+ * of the freshly opened claw before the load.
+ */
+import { join } from "node:path";
+import { listenHttp } from "../adapters/http.js";
+import { attachWebSocket } from "../adapters/ws-server.js";
+import { createClaw } from "../src/index.js";
+import { childMessages, gc, pool, rssMiB, size, spawnBenchScript, tempDir } from "./measure.js";
+import { samplePayload } from "./raw-db.js";
+import { row, type Row } from "./table.js";
+
+/** Bounds on RSS growth, in MiB. */
+const BOUND = { events: 160, tasks: 160, stalled: 96 };
+
+function settledRss(): number {
+  gc();
+  gc();
+  return rssMiB();
+}
+
+/** Samples RSS every 20 ms while `work` runs; returns the peak. */
+async function peakRss(work: () => Promise<void>): Promise<number> {
+  let peak = rssMiB();
+  const timer = setInterval(() => (peak = Math.max(peak, rssMiB())), 20);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, rssMiB());
+}
+
+async function events(dir: string, n: number): Promise<Row> {
+  const claw = createClaw({ db: join(dir, "events.db"), project: "bench" });
+  try {
+    const before = settledRss();
+    const peak = await peakRss(() => pool(1000, n, (i) => claw.bus.out({ payload: samplePayload(i) })));
+    const after = settledRss();
+    return row({ scenario: `RSS growth, ${n} events stored`, unit: "MiB", tsclaw: after - before, baseline: before, ratio: null, target: { op: "<=", value: BOUND.events, of: "tsclaw" }, note: `peak during ${(peak - before).toFixed(0)} MiB above the fresh claw's ${before.toFixed(0)} MiB` });
+  } finally {
+    await claw.close();
+  }
+}
+
+async function tasks(dir: string, n: number): Promise<Row> {
+  const fakeChild = spawnBenchScript("fake-model.ts");
+  const { url } = (await childMessages(fakeChild).next((m) => typeof m.url === "string")) as { url: string };
+  const claw = createClaw({ db: join(dir, "tasks.db"), project: "bench", baseURL: url, env: { ...process.env, OPENROUTER_API_KEY: "bench" } });
+  try {
+    const before = settledRss();
+    const sessions = 100;
+    const peak = await peakRss(() =>
+      pool(sessions, sessions, async (s) => {
+        for (let i = s; i < n; i += sessions) {
+          const t = await claw.task.run({ prompt: `task ${i}`, sessionKey: `mem-${s}` });
+          let c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
+          while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
+        }
+      }),
+    );
+    const after = settledRss();
+    return row({ scenario: `RSS growth, ${n} tasks run`, unit: "MiB", tsclaw: after - before, baseline: before, ratio: null, target: { op: "<=", value: BOUND.tasks, of: "tsclaw" }, note: `run_task + check_task over ${sessions} sessions against the fake model; peak ${(peak - before).toFixed(0)} MiB` });
+  } finally {
+    await claw.close();
+    fakeChild.kill("SIGTERM");
+  }
+}
+
+async function stalled(dir: string, n: number): Promise<Row> {
+  const claw = createClaw({ db: join(dir, "stall.db"), project: "bench" });
+  const http = await listenHttp(claw, { host: "127.0.0.1", port: 0 });
+  const ws = attachWebSocket(claw, http.server, { policy: { token: "unused", tokenRequiredForAll: false, allowedOrigins: [] } });
+  const child = spawnBenchScript("ws-clients.ts", [`${http.url.replace("http", "ws")}/ws`, "stall", "1", String(n)]);
+  try {
+    await childMessages(child).next((m) => m.ready === true);
+    const before = settledRss();
+    const peak = await peakRss(() => pool(1000, n, (i) => claw.bus.out({ bus: "fan", payload: samplePayload(i) })));
+    const cut = ws.wss.clients.size === 0;
+    return row({
+      scenario: `RSS peak growth, 1 stalled WS subscriber, ${n} events`,
+      unit: "MiB",
+      tsclaw: peak - before,
+      baseline: before,
+      ratio: null,
+      target: { op: "<=", value: BOUND.stalled, of: "tsclaw" },
+      note: cut ? "the stalled subscriber was closed (4008) at the send-buffer high-water mark" : "the stalled subscriber was NOT closed",
+    });
+  } finally {
+    child.kill("SIGKILL");
+    ws.close();
+    await http.close();
+    await claw.close();
+  }
+}
+
+/** Runs the scenario. */
+export async function run(): Promise<Row[]> {
+  const tmp = tempDir();
+  try {
+    return [await events(tmp.dir, size(1_000_000, 20_000)), await tasks(tmp.dir, size(10_000, 200)), await stalled(tmp.dir, size(100_000, 20_000))];
+  } finally {
+    tmp.remove();
+  }
+}

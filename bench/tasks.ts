@@ -1,0 +1,171 @@
+/**
+ * Tasks: (1) check_task wake-up: a client waits in check_task over HTTP; the task is cancelled
+ * in-process; the time from the status change to the waiting HTTP response, vs a raw node:http
+ * long poll woken by the same kind of SQLite update. (2) run_task + check_task against the fake
+ * Responses server (its own process), 20 sessions in parallel, vs the same number of direct
+ * `openai` streaming calls to the same fake server: throughput and the overhead beyond the
+ * model's own time.
+ */
+import Database from "better-sqlite3";
+import { createServer, Agent, request, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { listenHttp } from "../adapters/http.js";
+import { createClaw, type Claw } from "../src/index.js";
+import { childMessages, now, percentile, pool, size, spawnBenchScript, tempDir } from "./measure.js";
+import { row, type Row } from "./table.js";
+
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+
+function postJson(url: string, body: unknown): Promise<{ status: number; text: string }> {
+  const u = new URL(url);
+  const data = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request({ agent, host: u.hostname, port: u.port, path: u.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+/** Latency (ms) from the in-process change to the client's response, one task at a time. */
+async function wakeTsclaw(claw: Claw, url: string, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const task = await claw.task.create({ title: `wake ${i}` });
+    const answered = postJson(`${url}/do`, { op: "check_task", args: { taskId: task.taskId, waitMs: 30_000 } }).then(() => now());
+    // Start the change only once the server is really waiting (check_task counted the poll).
+    for (let k = 0; (await claw.task.get({ taskId: task.taskId })).pollCount < 1; k++) {
+      if (k > 1000) throw new Error("check_task never started waiting");
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await new Promise((r) => setTimeout(r, 2));
+    const t0 = now();
+    await claw.task.cancel({ taskId: task.taskId });
+    out.push((await answered) - t0);
+  }
+  return out;
+}
+
+/** The same with a bare long-poll server and a raw SQLite update. */
+async function wakeRaw(file: string, n: number): Promise<number[]> {
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, status TEXT NOT NULL)");
+  const update = db.prepare("UPDATE t SET status = ? WHERE id = ?");
+  const waiting = new Map<number, ServerResponse>();
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => waiting.set((JSON.parse(body) as { args: { id: number } }).args.id, res));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/do`;
+  const out: number[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      db.prepare("INSERT INTO t (id, status) VALUES (?, 'todo')").run(i);
+      const answered = postJson(url, { op: "wait", args: { id: i } }).then(() => now());
+      while (!waiting.has(i)) await new Promise((r) => setTimeout(r, 1));
+      await new Promise((r) => setTimeout(r, 2));
+      const t0 = now();
+      update.run("cancelled", i);
+      const res = waiting.get(i)!;
+      waiting.delete(i);
+      const text = JSON.stringify({ ok: true, result: { id: i, status: "cancelled" } });
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+      out.push((await answered) - t0);
+    }
+  } finally {
+    server.close();
+    server.closeAllConnections();
+    db.close();
+  }
+  return out;
+}
+
+async function runTasks(claw: Claw, sessions: number, perSession: number): Promise<{ ms: number; durations: number[] }> {
+  const durations: number[] = [];
+  const t0 = now();
+  await pool(sessions, sessions, async (s) => {
+    for (let i = 0; i < perSession; i++) {
+      const start = now();
+      const t = await claw.task.run({ prompt: `task ${i}`, sessionKey: `bench-${s}` });
+      let c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
+      while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
+      if (c.task.status !== "completed") throw new Error(`task ended ${c.task.status}: ${JSON.stringify(c.task.error)}`);
+      durations.push(now() - start);
+    }
+  });
+  return { ms: now() - t0, durations };
+}
+
+async function rawCalls(baseURL: string, sessions: number, perSession: number): Promise<{ ms: number; durations: number[] }> {
+  const client = new OpenAI({ baseURL, apiKey: "bench" });
+  const durations: number[] = [];
+  const t0 = now();
+  await pool(sessions, sessions, async () => {
+    for (let i = 0; i < perSession; i++) {
+      const start = now();
+      const stream = await client.responses.create({ model: "fake", input: [{ role: "user", content: `task ${i}` }], stream: true });
+      for await (const ev of stream) if (ev.type === "response.completed") break;
+      durations.push(now() - start);
+    }
+  });
+  return { ms: now() - t0, durations };
+}
+
+/** Runs the scenario. */
+export async function run(): Promise<Row[]> {
+  const wakes = size(200, 30);
+  const sessions = 20;
+  const perSession = size(10, 2);
+  const tmp = tempDir();
+  const fakeChild = spawnBenchScript("fake-model.ts");
+  const { url: fakeUrl } = (await childMessages(fakeChild).next((m) => typeof m.url === "string")) as { url: string };
+  const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench", baseURL: fakeUrl, env: { ...process.env, OPENROUTER_API_KEY: "bench" } });
+  const http = await listenHttp(claw, { host: "127.0.0.1", port: 0 });
+  try {
+    await wakeTsclaw(claw, http.url, 10); // warm-up
+    await wakeRaw(join(tmp.dir, "raw-warm.db"), 10);
+    const ts = await wakeTsclaw(claw, http.url, wakes);
+    const raw = await wakeRaw(join(tmp.dir, "raw-wake.db"), wakes);
+    await runTasks(claw, sessions, 1); // warm-up
+    await rawCalls(fakeUrl, sessions, 1);
+    const tr = await runTasks(claw, sessions, perSession);
+    const rr = await rawCalls(fakeUrl, sessions, perSession);
+    const total = sessions * perSession;
+    const p = (xs: number[], q: number) => percentile(xs, q);
+    return [
+      row({ scenario: "check_task wake-up p50", unit: "ms", tsclaw: p(ts, 50), baseline: p(raw, 50), target: null, ratioNote: "time tsclaw ÷ raw (lower is better)", note: `${wakes} tasks; raw = node:http long poll woken after a SQLite UPDATE` }),
+      row({ scenario: "check_task wake-up p99", unit: "ms", tsclaw: p(ts, 99), baseline: p(raw, 99), target: { op: "<", value: 5, of: "tsclaw" }, ratioNote: "time tsclaw ÷ raw (lower is better)" }),
+      row({
+        scenario: "run_task + check_task (fake model)",
+        unit: "tasks/s",
+        tsclaw: (total / tr.ms) * 1000,
+        baseline: (total / rr.ms) * 1000,
+        target: null,
+        note: `${total} tasks over ${sessions} sessions; raw = direct openai streaming calls to the same fake server`,
+      }),
+      row({
+        scenario: "run_task overhead beyond the model, p99",
+        unit: "ms",
+        tsclaw: Math.max(0, p(tr.durations, 99) - p(rr.durations, 99)),
+        baseline: null,
+        target: null,
+        note: `task p50 ${p(tr.durations, 50).toFixed(1)} ms / p99 ${p(tr.durations, 99).toFixed(1)} ms vs model call p50 ${p(rr.durations, 50).toFixed(1)} ms / p99 ${p(rr.durations, 99).toFixed(1)} ms`,
+      }),
+    ];
+  } finally {
+    await http.close();
+    await claw.close();
+    fakeChild.kill("SIGTERM");
+    tmp.remove();
+  }
+}

@@ -1,0 +1,58 @@
+/** list_tasks: filters, counts per status, newest first, cursor paging. */
+import { ClawError } from "../errors.js";
+import type { Db } from "../store/db.js";
+import type { ListTasksArgs, ListTasksResult } from "./task-inputs.js";
+import { TASK_STATUSES, type TaskStatus } from "./task-schema.js";
+import { OPEN, TERMINAL } from "./task-status.js";
+import { fromRaw, type TaskRecord } from "./task-store.js";
+import { toRow } from "./task-view.js";
+
+function decodeCursor(cursor: string): number {
+  const seq = /^c(\d{1,15})$/.exec(cursor)?.[1];
+  if (seq === undefined) throw new ClawError("invalid_args", "cursor is not one this server returned; pass nextCursor unchanged", { issues: [{ path: "cursor", message: "unknown cursor" }] });
+  return Number(seq);
+}
+
+/** Runs a list query. */
+export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
+  const scope: string[] = [];
+  const params: unknown[] = [];
+  if (args.project !== undefined) (scope.push("project = ?"), params.push(args.project));
+  if (args.sessionKey !== undefined) (scope.push("session_key = ?"), params.push(args.sessionKey));
+  if (args.kind !== undefined) (scope.push("kind = ?"), params.push(args.kind));
+
+  const counts: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));
+  const countSql = `SELECT status, COUNT(*) AS n FROM tasks ${scope.length ? `WHERE ${scope.join(" AND ")}` : ""} GROUP BY status`;
+  for (const r of db.prepare<unknown[], { status: string; n: number }>(countSql).all(...params)) counts[r.status] = r.n;
+
+  let statuses: TaskStatus[] | undefined = args.status === undefined ? undefined : Array.isArray(args.status) ? args.status : [args.status];
+  if (args.active !== undefined) {
+    const allowed = args.active ? OPEN : [...TERMINAL];
+    statuses = (statuses ?? [...TASK_STATUSES]).filter((s) => allowed.includes(s));
+  }
+  const where = [...scope];
+  const whereParams = [...params];
+  if (statuses) {
+    if (statuses.length === 0) return { tasks: [], counts, nextCursor: null };
+    where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+    whereParams.push(...statuses);
+  }
+  if (args.cursor !== undefined) (where.push("seq < ?"), whereParams.push(decodeCursor(args.cursor)));
+  const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
+  const rows: TaskRecord[] = db.prepare<unknown[], Parameters<typeof fromRaw>[0]>(sql).all(...whereParams, args.limit + 1).map(fromRaw);
+  const more = rows.length > args.limit;
+  const page = more ? rows.slice(0, args.limit) : rows;
+  const now = Date.now();
+  return { tasks: page.map((t) => toRow(t, now)), counts, nextCursor: more ? `c${page[page.length - 1]!.seq}` : null };
+}
+
+/** Recent handoffs (continuity_context): tasks with a handoff, most recently updated first. */
+export function recentHandoffs(db: Db, project: string, sessionKey: string | undefined, limit: number) {
+  const sql = `SELECT * FROM tasks WHERE project = ? AND handoff IS NOT NULL ${sessionKey !== undefined ? "AND session_key = ?" : ""} ORDER BY updated_at DESC, seq DESC LIMIT ?`;
+  const params: unknown[] = sessionKey !== undefined ? [project, sessionKey, limit] : [project, limit];
+  return db
+    .prepare<unknown[], Parameters<typeof fromRaw>[0]>(sql)
+    .all(...params)
+    .map(fromRaw)
+    .map((t) => ({ taskId: t.id, title: t.title, status: t.status, version: t.version, sessionKey: t.sessionKey, handoff: t.handoff!, updatedAt: t.updatedAt }));
+}

@@ -1,0 +1,128 @@
+/**
+ * Request telemetry of the task operations (seed 000, decision 7): op, task id, poll number,
+ * wait asked and waited, status returned, duration, duplicate detection, terminal retrieval,
+ * error code. Never the prompt text. Stored in the `telemetry` table, readable with
+ * `task_telemetry`, and written as JSON lines to the log when CLAW_TELEMETRY_LOG=1.
+ */
+import { z } from "zod";
+import { toClawError } from "../errors.js";
+import type { Db } from "../store/db.js";
+
+/** One telemetry record. */
+export const telemetryRecordSchema = z.object({
+  id: z.number().int(),
+  ts: z.number().describe("When the request ended, epoch ms"),
+  op: z.string(),
+  taskId: z.string().nullable(),
+  pollNumber: z.number().int().nullable().describe("check_task: this call's poll number"),
+  waitAskedMs: z.number().int().nullable().describe("check_task: the wait asked for, after clamping"),
+  waitedMs: z.number().int().nullable(),
+  status: z.string().nullable().describe("Task status returned"),
+  durationMs: z.number().int(),
+  duplicate: z.boolean().describe("An idempotency or receipt replay"),
+  terminalRetrieval: z.boolean().describe("The call returned a terminal status"),
+  errorCode: z.string().nullable(),
+});
+export type TelemetryRecord = z.infer<typeof telemetryRecordSchema>;
+
+/** What a handler notes about its request while it runs. */
+export interface TelemetryNote {
+  taskId?: string;
+  pollNumber?: number;
+  waitAskedMs?: number;
+  waitedMs?: number;
+  status?: string;
+  duplicate?: boolean;
+  terminalRetrieval?: boolean;
+}
+
+interface RawRecord {
+  id: number;
+  ts: number;
+  op: string;
+  task_id: string | null;
+  poll_number: number | null;
+  wait_asked_ms: number | null;
+  waited_ms: number | null;
+  status: string | null;
+  duration_ms: number;
+  duplicate: number;
+  terminal_retrieval: number;
+  error_code: string | null;
+}
+
+/** The telemetry table. */
+export class TaskTelemetry {
+  private readonly insert;
+
+  constructor(
+    private readonly db: Db,
+    /** Where JSON lines go when enabled; undefined disables the log. */
+    private readonly logLine?: (line: string) => void,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO telemetry (ts, op, task_id, poll_number, wait_asked_ms, waited_ms, status, duration_ms, duplicate, terminal_retrieval, error_code)
+       VALUES (@ts, @op, @taskId, @pollNumber, @waitAskedMs, @waitedMs, @status, @durationMs, @duplicate, @terminalRetrieval, @errorCode)`,
+    );
+  }
+
+  /** Times `fn`, then records one row; telemetry failures never fail the request. */
+  async trace<T>(op: string, fn: (note: TelemetryNote) => Promise<T> | T): Promise<T> {
+    const started = performance.now();
+    const note: TelemetryNote = {};
+    try {
+      const result = await fn(note);
+      this.record(op, note, performance.now() - started, null);
+      return result;
+    } catch (err) {
+      this.record(op, note, performance.now() - started, toClawError(err).code);
+      throw err;
+    }
+  }
+
+  private record(op: string, note: TelemetryNote, durationMs: number, errorCode: string | null): void {
+    const row = {
+      ts: Date.now(),
+      op,
+      taskId: note.taskId ?? null,
+      pollNumber: note.pollNumber ?? null,
+      waitAskedMs: note.waitAskedMs ?? null,
+      waitedMs: note.waitedMs ?? null,
+      status: note.status ?? null,
+      durationMs: Math.round(durationMs),
+      duplicate: note.duplicate ? 1 : 0,
+      terminalRetrieval: note.terminalRetrieval ? 1 : 0,
+      errorCode,
+    };
+    try {
+      if (this.db.open) this.insert.run(row);
+      this.logLine?.(JSON.stringify({ telemetry: true, ...row, duplicate: !!note.duplicate, terminalRetrieval: !!note.terminalRetrieval }));
+    } catch {
+      // a full disk or a closing database must not turn a served request into a failure
+    }
+  }
+
+  /** Newest records first, optionally of one task and/or one op. */
+  list(filter: { taskId?: string; op?: string; limit: number }): TelemetryRecord[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.taskId !== undefined) (where.push("task_id = ?"), params.push(filter.taskId));
+    if (filter.op !== undefined) (where.push("op = ?"), params.push(filter.op));
+    const sql = `SELECT * FROM telemetry ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
+    const rows = this.db.prepare<unknown[], RawRecord>(sql).all(...params, filter.limit);
+    return rows.map((r) => ({
+      id: r.id,
+      ts: r.ts,
+      op: r.op,
+      taskId: r.task_id,
+      pollNumber: r.poll_number,
+      waitAskedMs: r.wait_asked_ms,
+      waitedMs: r.waited_ms,
+      status: r.status,
+      durationMs: r.duration_ms,
+      duplicate: r.duplicate === 1,
+      terminalRetrieval: r.terminal_retrieval === 1,
+      errorCode: r.error_code,
+    }));
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The parity table: cases run in order, per transport, each in a fresh claw whose model is the
+ * fake Responses server (default answer "ok"). Every case states whether it succeeds or which
+ * error code it gets; the parity test checks each transport gives the same envelope.
+ *
+ * Adding a case: append `{ op, args, expect }`. `args` may be a function of earlier results
+ * (`r["case name"]`) for ids the server made. `streaming: true` marks operations that only work
+ * over WebSocket and stdio (compared between those two; the others must say
+ * `unsupported_on_transport`).
+ */
+
+/** Results of earlier cases, by case name. */
+export type Earlier = Record<string, any>;
+
+/** One parity case. */
+export interface ParityCase {
+  /** Unique; defaults to the op name. */
+  name?: string;
+  op: string;
+  args?: Record<string, unknown> | ((r: Earlier) => Record<string, unknown>);
+  /** "ok", or the expected error code. */
+  expect: string;
+  streaming?: boolean;
+}
+
+/** Cases by group. */
+export const BUS_CASES: ParityCase[] = [
+  { name: "out 1", op: "out", args: { bus: "p", payload: { n: 1, s: "a\u2028b" } }, expect: "ok" },
+  { name: "out 2", op: "out", args: { payload: [1, "two", null] }, expect: "ok" },
+  { name: "out bad bus", op: "out", args: { bus: "no spaces", payload: 1 }, expect: "invalid_args" },
+  { name: "out no payload", op: "out", args: { bus: "p" }, expect: "invalid_args" },
+  { name: "out unknown field", op: "out", args: { payload: 1, extra: true }, expect: "invalid_args" },
+  { name: "read", op: "read", args: { bus: "p", after: 0 }, expect: "ok" },
+  { name: "read empty", op: "read", args: { bus: "nothing-here", after: 0 }, expect: "ok" },
+  { name: "read bad limit", op: "read", args: { limit: 0 }, expect: "invalid_args" },
+  { name: "subscribe", op: "subscribe", args: { bus: "p", after: 0 }, expect: "ok", streaming: true },
+  { name: "unsubscribe unknown", op: "unsubscribe", args: { sub: "sub_nope" }, expect: "ok" },
+  { name: "unsubscribe bad", op: "unsubscribe", args: {}, expect: "invalid_args" },
+  { name: "list_buses", op: "list_buses", args: {}, expect: "ok" },
+  { name: "trim_bus", op: "trim_bus", args: { bus: "p", keepLast: 1 }, expect: "ok" },
+  { name: "trim_bus nothing to keep", op: "trim_bus", args: { bus: "p" }, expect: "invalid_args" },
+  { name: "read after trim", op: "read", args: { bus: "p" }, expect: "ok" },
+];
+
+export const BASH_CASES: ParityCase[] = [
+  { name: "bash ok", op: "bash", args: { script: "echo hi; echo err >&2; exit 3" }, expect: "ok" },
+  {
+    name: "bash events",
+    op: "bash",
+    args: { script: "printf 'a\\nb\\n'", stdoutLineEvent: { template: { line: "{payload}", note: "got {payload}" }, bus: "bashev" }, exitEvent: { template: { code: "{payload}" }, bus: "bashev" } },
+    expect: "ok",
+  },
+  { name: "bash events read", op: "read", args: { bus: "bashev" }, expect: "ok" },
+  { name: "bash stdin env", op: "bash", args: { script: 'read x; echo "$x-$FOO"', stdin: "in\n", env: { FOO: "bar" } }, expect: "ok" },
+  { name: "bash timeout", op: "bash", args: { script: "sleep 5", timeout: "300ms" }, expect: "ok" },
+  { name: "bash bad timeout", op: "bash", args: { script: "true", timeout: "soon" }, expect: "invalid_args" },
+  { name: "bash no script", op: "bash", args: {}, expect: "invalid_args" },
+];
+
+export const META_CASES: ParityCase[] = [
+  { op: "ops", args: {}, expect: "ok" },
+  { op: "doc", args: {}, expect: "ok" },
+  { op: "server_identity", args: {}, expect: "ok" },
+  { name: "unknown op", op: "no_such_op", args: {}, expect: "unknown_op" },
+  { name: "ops extra arg", op: "ops", args: { x: 1 }, expect: "invalid_args" },
+];
+
+export const SESSION_CASES: ParityCase[] = [
+  { name: "start_session", op: "start_session", args: { sessionKey: "par", name: "Parity" }, expect: "ok" },
+  { name: "prompt", op: "prompt", args: { sessionKey: "par", message: "say ok" }, expect: "ok" },
+  { name: "get_messages", op: "get_messages", args: { sessionKey: "par" }, expect: "ok" },
+  { name: "get_last_assistant_text", op: "get_last_assistant_text", args: { sessionKey: "par" }, expect: "ok" },
+  { name: "get_session_stats", op: "get_session_stats", args: { sessionKey: "par" }, expect: "ok" },
+  { name: "prompt unknown session", op: "prompt", args: { sessionKey: "nobody", message: "hi" }, expect: "not_found" },
+  { name: "prompt no message", op: "prompt", args: { sessionKey: "par" }, expect: "invalid_args" },
+];
+
+export const TASK_CASES: ParityCase[] = [
+  { name: "run_task", op: "run_task", args: { prompt: "say ok", sessionKey: "par-task", idempotencyKey: "par-1" }, expect: "ok" },
+  { name: "check_task", op: "check_task", args: (r) => ({ taskId: r.run_task.taskId, waitMs: 20_000 }), expect: "ok" },
+  { name: "run_task replay", op: "run_task", args: { prompt: "say ok", sessionKey: "par-task", idempotencyKey: "par-1" }, expect: "ok" },
+  { name: "run_task conflict", op: "run_task", args: { prompt: "something else", sessionKey: "par-task", idempotencyKey: "par-1" }, expect: "idempotency_conflict" },
+  { name: "task_create", op: "task_create", args: { title: "Parity work" }, expect: "ok" },
+  { name: "task_update stale", op: "task_update", args: (r) => ({ taskId: r.task_create.taskId, expectedVersion: 99, title: "x" }), expect: "version_conflict" },
+  {
+    name: "task_update done without handoff",
+    op: "task_update",
+    args: (r) => ({ taskId: r.task_create.taskId, expectedVersion: 1, status: "done", writeContext: { instance: r.server_identity.instance, project: r.task_create.project } }),
+    expect: "completion_handoff_required",
+  },
+  {
+    name: "task_update done",
+    op: "task_update",
+    args: (r) => ({
+      taskId: r.task_create.taskId,
+      expectedVersion: 1,
+      status: "done",
+      handoff: { completed: "checked parity", next: "nothing", blockers: "" },
+      receipt: { sessionRef: "parity/1", worker: "parity test", work: "ran the table", next: "none", blockers: "", tests: "parity: ok" },
+      writeContext: { instance: r.server_identity.instance, project: r.task_create.project },
+    }),
+    expect: "ok",
+  },
+  { name: "get_task done", op: "get_task", args: (r) => ({ taskId: r.task_create.taskId, include: ["receipts"] }), expect: "ok" },
+  { name: "get_task unknown", op: "get_task", args: { taskId: "task_missing" }, expect: "not_found" },
+  { name: "list_tasks", op: "list_tasks", args: {}, expect: "ok" },
+  { name: "memory_add", op: "memory_add", args: { text: "parity notes live here", tags: ["p"] }, expect: "ok" },
+  { name: "memory_search", op: "memory_search", args: { query: "parity" }, expect: "ok" },
+];
+
+/** Every case, in order. */
+export const PARITY_CASES: ParityCase[] = [...BUS_CASES, ...BASH_CASES, ...META_CASES, ...SESSION_CASES, ...TASK_CASES];
+
+/** A case's name. */
+export const caseName = (c: ParityCase): string => c.name ?? c.op;
+
+const VOLATILE_KEY = /^(ts|at|sub|instance|id)$|At$|Ms$|Id$/;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/**
+ * Replaces what legitimately differs between two runs: times, generated ids and the server URL.
+ * Keys named like `…At`, `…Ms`, `…Id`, `ts`, `sub`, `instance` keep only their type.
+ */
+export function normalize(value: unknown, key = ""): unknown {
+  if (Array.isArray(value)) return value.map((v) => normalize(v));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalize(v, k)]));
+  }
+  if (VOLATILE_KEY.test(key) && value !== null && value !== undefined) return `<${typeof value}>`;
+  if (typeof value === "string") {
+    return value
+      .replace(UUID, "<uuid>")
+      .replace(/\bsub_[0-9a-f]{8}\b/g, "<sub>")
+      .replace(/https?:\/\/(127\.0\.0\.1|localhost):\d+/g, "<url>")
+      .replace(/\b(resp|msg|fc|call|run)_[0-9a-z]+\b/g, "<$1>");
+  }
+  return value;
+}

@@ -1,0 +1,109 @@
+/**
+ * One table of cases (test/parity-cases.ts) through the typed API, POST /do, WebSocket and stdio:
+ * identical envelopes, modulo times, generated ids and the server URL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ClawError, type Claw } from "../src/index.js";
+import { memClaw } from "./helpers/claw.js";
+import { startServer, type TestServer } from "./helpers/server.js";
+import { startFakeResponses, type FakeResponses } from "./fixtures/fake-responses.js";
+import { stdioClient, wsClient, type StreamClient } from "./adapters/clients.js";
+import { caseName, normalize, PARITY_CASES, type Earlier } from "./parity-cases.js";
+
+type Envelope = { ok: boolean; result?: any; error?: any };
+interface Transport {
+  call(op: string, args: unknown): Promise<Envelope>;
+  /** Event frames pushed so far (streaming transports). */
+  events(): any[];
+  close(): Promise<void>;
+}
+
+const TRANSPORTS = ["api", "http", "ws", "stdio"] as const;
+type TransportName = (typeof TRANSPORTS)[number];
+
+function strip(e: any): Envelope {
+  return e.ok ? { ok: true, result: e.result } : { ok: false, error: e.error };
+}
+
+async function open(name: TransportName, fake: FakeResponses): Promise<Transport> {
+  // The same URL shape everywhere, so doc and CLAW_URL normalise alike.
+  const claw: Claw = memClaw({ baseURL: fake.url, url: "http://127.0.0.1:1", modelRetry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 20 } } as never);
+  if (name === "api") {
+    return {
+      call: (op, args) =>
+        (claw.call as (op: string, args: unknown) => Promise<unknown>)(op, args).then(
+          (result) => ({ ok: true, result }),
+          (err) => {
+            if (!(err instanceof ClawError)) throw err;
+            return { ok: false, error: err.toWire() };
+          },
+        ),
+      events: () => [],
+      close: () => claw.close(),
+    };
+  }
+  if (name === "stdio") {
+    const s = stdioClient(claw);
+    return { call: async (op, args) => strip(await s.request(op, args)), events: () => s.frames.filter((f) => f.event), close: async () => (await s.close(), await claw.close()) };
+  }
+  const server: TestServer = await startServer(claw);
+  if (name === "http") {
+    return { call: async (op, args) => strip((await server.post({ op, args, id: 1 })).body), events: () => [], close: () => server.close() };
+  }
+  const c: StreamClient = await wsClient(server.url);
+  return { call: async (op, args) => strip(await c.request(op, args)), events: () => c.frames.filter((f) => f.event), close: async () => (await c.close(), await server.close()) };
+}
+
+let fake: FakeResponses;
+const results = {} as Record<TransportName, Envelope[]>;
+const events = {} as Record<TransportName, any[]>;
+
+beforeAll(async () => {
+  fake = await startFakeResponses();
+  await Promise.all(
+    TRANSPORTS.map(async (name) => {
+      const t = await open(name, fake);
+      const earlier: Earlier = {};
+      const out: Envelope[] = [];
+      try {
+        for (const c of PARITY_CASES) {
+          const args = typeof c.args === "function" ? c.args(earlier) : c.args;
+          const env = await t.call(c.op, args);
+          if (env.ok) earlier[caseName(c)] = env.result;
+          out.push(env);
+        }
+        await new Promise((r) => setTimeout(r, 100)); // let pushed frames arrive
+        events[name] = t.events();
+      } finally {
+        await t.close();
+      }
+      results[name] = out;
+    }),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await fake?.close();
+});
+
+describe("parity: typed API, /do, WebSocket and stdio give identical results", () => {
+  PARITY_CASES.forEach((c, i) => {
+    it(`${caseName(c)} → ${c.expect}`, () => {
+      const outcome = (e: Envelope) => (e.ok ? "ok" : e.error.code);
+      if (c.streaming) {
+        for (const t of ["api", "http"] as const) expect(outcome(results[t][i]!)).toBe("unsupported_on_transport");
+        expect(outcome(results.ws[i]!)).toBe(c.expect);
+        expect(normalize(results.stdio[i])).toEqual(normalize(results.ws[i]));
+        return;
+      }
+      expect(outcome(results.api[i]!), JSON.stringify(results.api[i]).slice(0, 500)).toBe(c.expect);
+      const reference = normalize(results.api[i]);
+      for (const t of ["http", "ws", "stdio"] as const) expect(normalize(results[t][i]), t).toEqual(reference);
+    });
+  });
+
+  it("subscription event frames are identical over WebSocket and stdio", () => {
+    expect(events.ws.length).toBeGreaterThan(0);
+    expect(normalize(events.stdio)).toEqual(normalize(events.ws));
+  });
+});

@@ -1,0 +1,177 @@
+/** Steering, follow-ups, abort and busy sessions. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Claw } from "../../src/index.js";
+import { tempDir } from "../helpers/claw.js";
+import { answer, callBash, stall, startFakeResponses, type FakeResponses } from "../fixtures/fake-responses.js";
+import { busPayloads, fakeClaw, until } from "./helpers.js";
+
+let fake: FakeResponses;
+let claw: Claw;
+
+beforeEach(async () => {
+  fake = await startFakeResponses();
+  claw = fakeClaw(fake);
+});
+afterEach(async () => {
+  await claw.close();
+  await fake.close();
+});
+
+const sawEvent = (type: string, bus = "thebus") => async () => (await busPayloads(claw, bus)).some((e) => e.type === type);
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("steering and follow-ups", () => {
+  it("delivers a steering message sent during a tool-running turn before the next model call; calls not yet started are skipped", async () => {
+    fake.script(callBash([{ script: "sleep 0.4; echo first" }, { script: "echo never-run" }]), answer("Changed course."));
+    const s = await claw.session.start({ sessionKey: "steer" });
+    const running = s.prompt("do two things");
+    await until(sawEvent("tool_execution_start"));
+    const q = await s.steer("Stop, do something else");
+    expect(q).toMatchObject({ queued: true, running: true, pending: 1 });
+    const r = await running;
+
+    expect(r).toMatchObject({ status: "completed", text: "Changed course.", toolCalls: 1 });
+    const input = fake.requests[1]!.body.input;
+    expect(input.map((i: any) => i.type ?? i.role)).toEqual(["message", "function_call", "function_call", "function_call_output", "function_call_output", "message"]);
+    expect(JSON.parse(input[3].output)).toMatchObject({ stdout: "first\n", exitCode: 0 });
+    expect(JSON.parse(input[4].output)).toMatchObject({ error: { code: "skipped" } });
+    expect(input[5]).toEqual({ type: "message", role: "user", content: "Stop, do something else" });
+    const ends = (await busPayloads(claw)).filter((e) => e.type === "tool_execution_end");
+    expect(ends.map((e) => Boolean(e.skipped))).toEqual([false, true]);
+    expect((await s.state()).pending).toEqual({ steering: 0, followUp: 0 });
+  });
+
+  it("runs a follow-up after the answer, within the same run", async () => {
+    fake.script(callBash({ script: "sleep 0.3" }), answer("first answer"), answer("second answer"));
+    const s = await claw.session.start({ sessionKey: "follow" });
+    const running = s.prompt("start");
+    await until(sawEvent("tool_execution_start"));
+    await s.followUp("and then?");
+    const r = await running;
+    expect(r).toMatchObject({ status: "completed", text: "second answer", turns: 3 });
+    // Not delivered at the tool boundary, only once the model had answered.
+    expect(JSON.stringify(fake.requests[1]!.body.input)).not.toContain("and then?");
+    const last = fake.requests[2]!.body.input;
+    expect(last.at(-2)).toEqual({ type: "message", role: "assistant", content: "first answer" });
+    expect(last.at(-1)).toEqual({ type: "message", role: "user", content: "and then?" });
+  });
+
+  it("prompt with behavior follow_up joins the active run and returns its result; without behavior it is session_busy", async () => {
+    fake.script(callBash({ script: "sleep 0.3" }), answer("one"), answer("two"));
+    const s = await claw.session.start({ sessionKey: "behave" });
+    const first = s.prompt("start");
+    await until(sawEvent("tool_execution_start"));
+    await expect(s.prompt("again")).rejects.toMatchObject({ code: "session_busy" });
+    const joined = s.prompt("more", { behavior: "follow_up" });
+    const [a, b] = await Promise.all([first, joined]);
+    expect(a.runId).toBe(b.runId);
+    expect(b.text).toBe("two");
+  });
+
+  it("keeps steering sent while idle for the next run and clear_queue drops it", async () => {
+    const s = await claw.session.start({ sessionKey: "idle" });
+    expect(await s.steer("note 1")).toMatchObject({ queued: true, running: false });
+    await s.followUp("later");
+    expect((await s.state()).pending).toEqual({ steering: 1, followUp: 1 });
+    expect(await s.clearQueue()).toEqual({ cleared: 2 });
+    await s.steer("remember this");
+    await s.prompt("hello");
+    expect(fake.requests[0]!.body.input.map((i: any) => i.content)).toEqual(["hello", "remember this"]);
+  });
+});
+
+describe("abort", () => {
+  it("ends a stalled model stream in well under a second, through the abort operation", async () => {
+    fake.script(stall("thinking"));
+    const s = await claw.session.start({ sessionKey: "stalled" });
+    const running = s.prompt("hang");
+    await fake.waitForRequests(1);
+    await until(() => claw.services.sessions.isRunning(s.sessionId));
+    const t0 = performance.now();
+    const a = await claw.do({ op: "abort", args: { sessionKey: "stalled" } });
+    expect(a).toMatchObject({ ok: true, result: { aborted: true } });
+    const r = await running;
+    const ms = performance.now() - t0;
+    expect(r).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
+    expect(ms).toBeLessThan(2000); // generous bound; typically a few ms
+    await until(() => fake.openStreams() === 0);
+    expect((await s.state()).isRunning).toBe(false);
+    const end = (await busPayloads(claw)).at(-1);
+    expect(end).toMatchObject({ type: "agent_end", status: "cancelled" });
+    console.info(`abort of a stalled stream took ${ms.toFixed(1)} ms`);
+  });
+
+  it("kills the running bash at once and leaves a usable history", async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, "pid");
+    fake.script(callBash({ script: `echo $$ > ${pidFile}; exec sleep 30` }));
+    const s = await claw.session.start({ sessionKey: "kill" });
+    const running = s.prompt("sleep");
+    await until(sawEvent("tool_execution_start"));
+    await until(() => {
+      try {
+        return readFileSync(pidFile, "utf8").trim() !== "";
+      } catch {
+        return false;
+      }
+    });
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(pidAlive(pid)).toBe(true);
+    expect(await s.abort()).toEqual({ aborted: true });
+    const r = await running;
+    expect(r.status).toBe("cancelled");
+    await until(() => !pidAlive(pid), 3000);
+
+    // The cancelled call has a result, so the next run sends a valid history.
+    fake.script(answer("fresh start"));
+    const next = await s.prompt("again");
+    expect(next.status).toBe("completed");
+    const input = fake.requests.at(-1)!.body.input;
+    const out = input.find((i: any) => i.type === "function_call_output");
+    expect(JSON.parse(out.output)).toMatchObject({ error: { code: "cancelled" } });
+    expect(await s.abort()).toEqual({ aborted: false });
+  });
+
+  it("closing the claw ends a stalled run promptly", async () => {
+    fake.script(stall());
+    const s = await claw.session.start({ sessionKey: "closing" });
+    const running = s.prompt("hang").then(
+      (r) => r.status,
+      (e) => e.code,
+    );
+    await fake.waitForRequests(1);
+    await until(() => claw.services.sessions.isRunning(s.sessionId));
+    const t0 = performance.now();
+    await claw.close();
+    expect(performance.now() - t0).toBeLessThan(3000);
+    // The waiting caller hears about it either way: the run cancelled, or its wait cut by shutdown.
+    expect(["cancelled", "shutting_down"]).toContain(await running);
+  });
+
+  it("a run's own signal (as tasks use it) cancels it", async () => {
+    fake.script(stall());
+    const session = claw.services.sessions.ensure({ sessionKey: "signal" });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const running = claw.services.sessions.run(session.sessionId, "hang", { taskId: "task_1", signal: controller.signal, onEvent: (p) => seen.push(p.type as string) });
+    expect(claw.services.sessions.isRunning(session.sessionId)).toBe(true);
+    await expect(claw.services.sessions.run(session.sessionId, "other")).rejects.toMatchObject({ code: "session_busy" });
+    await fake.waitForRequests(1);
+    controller.abort();
+    const r = await running;
+    expect(r.status).toBe("cancelled");
+    expect(seen).toEqual(["agent_start", "message", "turn_start", "agent_end"]);
+    const events = await busPayloads(claw);
+    for (const e of events) expect(e.taskId).toBe("task_1");
+  });
+});

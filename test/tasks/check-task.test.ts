@@ -1,0 +1,173 @@
+/** check_task: the server-side wait of the run contract and its edge cases. */
+import { afterEach, expect, test } from "vitest";
+import type { Claw } from "../../src/index.js";
+import { answer, callBash } from "../fixtures/fake-responses.js";
+import { fixture, gate, taskClaw, type Gate } from "./helpers.js";
+
+let fx: Awaited<ReturnType<typeof fixture>>;
+afterEach(async () => {
+  await fx?.close();
+});
+
+/** A claw with one task held in_progress by a gated model turn. */
+async function runningTask(): Promise<{ claw: Claw; taskId: string; g: Gate }> {
+  fx = await fixture();
+  const g = gate("the answer");
+  fx.fake.script(g.turn);
+  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  fx.track(g, (x) => x.open());
+  const r = await claw.task.run({ prompt: "think hard", sessionKey: "waiter" });
+  await g.reached;
+  return { claw, taskId: r.taskId, g };
+}
+
+const telemetryOf = async (claw: Claw, taskId: string) => (await claw.task.telemetry({ taskId, op: "check_task" })).records;
+
+test("the default wait window is 45 s (a caller going away ends only its wait)", async () => {
+  const { claw, taskId } = await runningTask();
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 150);
+  const r = await claw.task.check({ taskId }, { signal: ac.signal });
+  expect(r.continuePolling).toBe(true);
+  const [rec] = await telemetryOf(claw, taskId);
+  expect(rec!.waitAskedMs).toBe(45_000);
+  expect(rec!.waitedMs).toBeGreaterThanOrEqual(100);
+  expect(rec!.waitedMs).toBeLessThan(45_000);
+});
+
+test("an aborted wait (client gone) leaves the task running, and it still completes", async () => {
+  const { claw, taskId, g } = await runningTask();
+  const ac = new AbortController();
+  const pending = claw.task.check({ taskId, waitMs: 60_000 }, { signal: ac.signal });
+  ac.abort();
+  const r = await pending;
+  expect(r.task.status).toBe("in_progress");
+  expect(claw.services.tasks.notifier.size).toBe(0); // the waiter was removed
+  expect((await claw.task.get({ taskId })).status).toBe("in_progress");
+  g.open("still done");
+  expect((await claw.task.check({ taskId, waitMs: 10_000 })).task).toMatchObject({ status: "completed", summary: "still done" });
+});
+
+test("a negative waitMs is clamped to 0 and a huge one to 600 s; NaN or a non-number is invalid_args", async () => {
+  const { claw, taskId } = await runningTask();
+  const neg = await claw.task.check({ taskId, waitMs: -5000 });
+  expect(neg).toMatchObject({ waitedMs: 0, continuePolling: true });
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 50);
+  await claw.task.check({ taskId, waitMs: 1e15 }, { signal: ac.signal });
+  const recs = await telemetryOf(claw, taskId);
+  expect(recs.map((r) => r.waitAskedMs)).toEqual([600_000, 0]);
+  for (const waitMs of [Number.NaN, Number.POSITIVE_INFINITY, "10s", null]) {
+    const res = await claw.do({ op: "check_task", args: { taskId, waitMs } });
+    expect(!res.ok && res.error.code).toBe("invalid_args");
+  }
+  expect((await claw.task.get({ taskId })).status).toBe("in_progress"); // the process is fine, the task untouched
+});
+
+test("a timed-out wait is non-terminal, keeps the same nextAction, and re-polling creates no duplicate", async () => {
+  const { claw, taskId } = await runningTask();
+  const first = await claw.task.check({ taskId, waitMs: 100 });
+  expect(first).toMatchObject({ isTerminal: false, isActionable: false, continuePolling: true, nextAction: { op: "check_task", args: { taskId } } });
+  expect(first.waitedMs).toBeGreaterThanOrEqual(90);
+  const second = await claw.do({ op: first.nextAction!.op, args: { ...first.nextAction!.args, waitMs: 100 } });
+  expect(second.ok && (second.result as { nextAction: unknown }).nextAction).toEqual(first.nextAction);
+  expect((await claw.task.list()).tasks).toHaveLength(1);
+  expect(fx.fake.requests).toHaveLength(1);
+});
+
+test("pollCount counts check_task calls (and pollNumber tells which one this is); get_task does not count", async () => {
+  const { claw, taskId } = await runningTask();
+  for (let i = 1; i <= 3; i++) expect((await claw.task.check({ taskId, waitMs: 0 })).pollNumber).toBe(i);
+  await claw.task.get({ taskId });
+  const t = await claw.task.get({ taskId });
+  expect(t.pollCount).toBe(3);
+  expect((await claw.task.check({ taskId, waitMs: 0 })).task.pollCount).toBe(4);
+});
+
+test("polls do not change the version", async () => {
+  const { claw, taskId } = await runningTask();
+  const v = (await claw.task.get({ taskId })).version;
+  await claw.task.check({ taskId, waitMs: 0 });
+  await claw.task.check({ taskId, waitMs: 0 });
+  expect((await claw.task.get({ taskId })).version).toBe(v);
+});
+
+test("a check_task waiting when the task completes returns promptly", async () => {
+  const { claw, taskId, g } = await runningTask();
+  const pending = claw.task.check({ taskId, waitMs: 60_000 });
+  await new Promise((r) => setTimeout(r, 100));
+  g.open("done now");
+  const r = await pending;
+  const returnedAt = Date.now();
+  expect(r.task.status).toBe("completed");
+  expect(returnedAt - r.task.endedAt!).toBeLessThan(1000); // generous: it is woken by the change itself
+  expect(r.waitedMs).toBeLessThan(10_000);
+});
+
+test("a terminal task returns at once, whatever the wait asked", async () => {
+  const { claw, taskId, g } = await runningTask();
+  g.open();
+  await claw.task.check({ taskId, waitMs: 10_000 });
+  const started = Date.now();
+  const r = await claw.task.check({ taskId, waitMs: 600_000 });
+  expect(Date.now() - started).toBeLessThan(1000);
+  expect(r).toMatchObject({ waitedMs: 0, isTerminal: true, continuePolling: false, nextAction: null });
+});
+
+test('until "update" returns on the next new version; "settled" ignores ordinary progress', async () => {
+  fx = await fixture();
+  fx.fake.script(callBash({ script: "sleep 1.5" }), answer("slept"));
+  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const r = await claw.task.run({ prompt: "sleep a bit" });
+  const v = r.version;
+  const settled = claw.task.check({ taskId: r.taskId, waitMs: 600 });
+  const update = await claw.task.check({ taskId: r.taskId, waitMs: 10_000, until: "update" });
+  expect(update.task.version).toBeGreaterThan(v);
+  expect(update.continuePolling).toBe(true);
+  const s = await settled;
+  expect(s.task.status).toBe("in_progress"); // progress happened meanwhile (bash started) but did not end the wait
+  expect(s.task.version).toBeGreaterThan(v);
+  expect(s.waitedMs).toBeGreaterThanOrEqual(550);
+  // afterVersion: returns at once when a newer version already exists
+  const at = await claw.task.check({ taskId: r.taskId, waitMs: 10_000, until: "update", afterVersion: v });
+  expect(at.waitedMs).toBe(0);
+  expect((await claw.task.check({ taskId: r.taskId, waitMs: 10_000 })).task.summary).toBe("slept");
+});
+
+test("nextAction is null exactly when terminal; check_task while todo/in_progress; the resuming op when actionable", async () => {
+  fx = await fixture();
+  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const w = await claw.task.create({ title: "tracked" });
+  const todo = await claw.task.check({ taskId: w.taskId, waitMs: 0 });
+  expect(todo).toMatchObject({ continuePolling: true, isTerminal: false, nextAction: { op: "check_task", args: { taskId: w.taskId } } });
+  await claw.task.update({ taskId: w.taskId, expectedVersion: 1, status: "in_progress" });
+  expect((await claw.task.check({ taskId: w.taskId, waitMs: 0 })).nextAction).toEqual({ op: "check_task", args: { taskId: w.taskId } });
+  await claw.task.update({ taskId: w.taskId, expectedVersion: 2, status: "needs_human", handoff: { next: "a human decides" } });
+  const actionable = await claw.task.check({ taskId: w.taskId, waitMs: 10_000 });
+  expect(actionable).toMatchObject({ isActionable: true, isTerminal: false, continuePolling: false, waitedMs: 0 });
+  expect(actionable.nextAction).toEqual({ op: "task_update", args: { taskId: w.taskId, expectedVersion: 3, status: "in_progress" } });
+  const cancelled = await claw.task.cancel({ taskId: w.taskId });
+  expect(cancelled.status).toBe("cancelled");
+  expect((await claw.task.check({ taskId: w.taskId, waitMs: 0 })).nextAction).toBeNull();
+});
+
+test("check_task on an unknown task is not_found and never creates one", async () => {
+  fx = await fixture();
+  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const res = await claw.do({ op: "check_task", args: { taskId: "task_missing", waitMs: 100 } });
+  expect(!res.ok && res.error.code).toBe("not_found");
+  const none = await claw.do({ op: "check_task", args: {} });
+  expect(!none.ok && none.error.code).toBe("invalid_args");
+  expect((await claw.task.list()).tasks).toHaveLength(0);
+});
+
+test("closing the claw answers pending check_task calls", async () => {
+  const { claw, taskId } = await runningTask();
+  const pending = claw.task.check({ taskId, waitMs: 60_000 });
+  await new Promise((r) => setTimeout(r, 50));
+  const started = Date.now();
+  await claw.close();
+  const r = await pending;
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(r.task.taskId).toBe(taskId);
+});

@@ -1,0 +1,95 @@
+/** server_identity, continuity_context, memory_add and memory_search (FTS5). */
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, test } from "vitest";
+import { createClaw, type Claw } from "../../src/index.js";
+import { memClaw, tempDir } from "../helpers/claw.js";
+import { completion } from "./helpers.js";
+
+let claw: Claw;
+beforeEach(() => {
+  claw = memClaw();
+});
+afterEach(async () => {
+  await claw.close();
+});
+
+test("server_identity: a stable instance id kept in the database, version, project, op names", async () => {
+  const db = join(tempDir(), "claw.db");
+  const a = createClaw({ db, project: "alpha", name: "box-1", log: () => {} });
+  const idA = await a.call("server_identity", {});
+  await a.close();
+  const b = createClaw({ db, project: "alpha", log: () => {} });
+  const idB = await b.call("server_identity", {});
+  await b.close();
+  expect(idB.instance).toBe(idA.instance);
+  expect(idA).toMatchObject({ name: "box-1", project: "alpha", schemaVersion: expect.any(Number), version: expect.any(String) });
+  for (const op of ["run_task", "check_task", "get_task", "list_tasks", "cancel_task", "task_create", "task_update", "continuity_context", "memory_add", "memory_search", "task_telemetry"]) {
+    expect(idA.ops).toContain(op);
+  }
+  const other = memClaw();
+  expect((await other.call("server_identity", {})).instance).not.toBe(idA.instance);
+  await other.close();
+});
+
+test("memory_add stores a note; memory_search finds it ranked by relevance (stemming included)", async () => {
+  const a = await claw.memory.add({ text: "Deploys go through the staging bus before production", tags: ["deploy"] });
+  await claw.memory.add({ text: "The staging database is reset every night" });
+  await claw.memory.add({ text: "Lunch is at noon" });
+  expect(a).toMatchObject({ memoryId: expect.stringMatching(/^mem_/), replayed: false });
+  const r = await claw.memory.search({ query: "deploying to staging" });
+  expect(r.results.map((x) => x.text)).toEqual(["Deploys go through the staging bus before production", "The staging database is reset every night"]);
+  expect(r.results[0]!.score).toBeGreaterThan(r.results[1]!.score);
+  expect(r.results[0]).toMatchObject({ memoryId: a.memoryId, tags: ["deploy"], createdAt: a.createdAt });
+  expect((await claw.memory.search({ query: "deploy", limit: 1 })).results).toHaveLength(1);
+  expect((await claw.memory.search({ query: "nothing matches this" })).results).toEqual([]);
+});
+
+test("memory_search is safe against any query text: FTS5 syntax in user input never errors", async () => {
+  await claw.memory.add({ text: 'He said "hello" (twice) — and NOT AND OR near* col:value' });
+  const hostile = ['"', '"unterminated', "AND", "OR NOT", "NEAR(a b)", "*", "text:hello", "(", ")", "^hello", "a AND (b OR", "-", "'; DROP TABLE memory; --", "", "   ", "💥", "hello*", 'he said "hello"'];
+  for (const query of hostile) {
+    const res = await claw.do({ op: "memory_search", args: { query } });
+    expect(res.ok, `query ${JSON.stringify(query)}`).toBe(true);
+  }
+  const hit = await claw.memory.search({ query: 'he said "hello" AND (twice' });
+  expect(hit.results).toHaveLength(1);
+});
+
+test("memory is per project: the server's project by default", async () => {
+  await claw.memory.add({ text: "alpha fact about widgets" });
+  await claw.memory.add({ text: "beta fact about widgets", project: "beta" });
+  expect((await claw.memory.search({ query: "widgets" })).results.map((r) => r.text)).toEqual(["alpha fact about widgets"]);
+  expect((await claw.memory.search({ query: "widgets", project: "beta" })).results.map((r) => r.text)).toEqual(["beta fact about widgets"]);
+});
+
+test("memory_add with the same idempotency key: same args replay, other args → idempotency_conflict", async () => {
+  const a = await claw.memory.add({ text: "remember me", idempotencyKey: "m1" });
+  const b = await claw.memory.add({ text: "remember me", idempotencyKey: "m1" });
+  expect(b).toEqual({ ...a, replayed: true });
+  const res = await claw.do({ op: "memory_add", args: { text: "something else", idempotencyKey: "m1" } });
+  expect(!res.ok && res.error.code).toBe("idempotency_conflict");
+  expect((await claw.memory.search({ query: "remember" })).results).toHaveLength(1);
+  const blank = await claw.do({ op: "memory_add", args: { text: "   " } });
+  expect(!blank.ok && blank.error.code).toBe("invalid_args");
+});
+
+test("continuity_context: identity, open tasks, recent handoffs and recent memory of the project", async () => {
+  const open = await claw.task.create({ title: "open work" });
+  const finished = await claw.task.create({ title: "finished work" });
+  await claw.task.update(completion(claw, finished));
+  await claw.task.create({ title: "another project", project: "elsewhere" });
+  await claw.memory.add({ text: "a decision", sessionKey: "s1" });
+  await claw.memory.add({ text: "elsewhere note", project: "elsewhere" });
+  const ctx = await claw.call("continuity_context", {});
+  expect(ctx.identity.instance).toBe(claw.identity.instance);
+  expect(ctx.identity.project).toBe("test");
+  expect(ctx.openTasks.map((t) => t.taskId)).toEqual([open.taskId]);
+  expect(ctx.recentHandoffs).toEqual([expect.objectContaining({ taskId: finished.taskId, status: "done", handoff: { completed: "wrote the notes", next: "review them", blockers: "" } })]);
+  expect(ctx.recentMemory.map((m) => m.text)).toEqual(["a decision"]);
+  const bySession = await claw.call("continuity_context", { sessionKey: "nobody" });
+  expect(bySession.openTasks).toEqual([]);
+  expect(bySession.recentMemory).toEqual([]);
+  const elsewhere = await claw.call("continuity_context", { project: "elsewhere" });
+  expect(elsewhere.openTasks.map((t) => t.title)).toEqual(["another project"]);
+  expect(elsewhere.recentMemory.map((m) => m.text)).toEqual(["elsewhere note"]);
+});

@@ -1,0 +1,80 @@
+/** Shared setup of the task tests: a fake model, claws pointed at it, gates and small waits. */
+import { readFileSync, existsSync } from "node:fs";
+import type { Claw, ClawOptions } from "../../src/index.js";
+import { memClaw } from "../helpers/claw.js";
+import { answer, startFakeResponses, type FakeResponses, type FakeTurn } from "../fixtures/fake-responses.js";
+
+/** A claw on ":memory:" whose model calls go to `fake`, with fast retries. */
+export function taskClaw(fake: FakeResponses, options: ClawOptions = {}): Claw {
+  return memClaw({ baseURL: fake.url, modelRetry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 50 }, ...options });
+}
+
+/** A model turn that waits for `open()` before answering: keeps a task in_progress as long as a test needs. */
+export interface Gate {
+  turn: FakeTurn;
+  /** Lets the turn answer with `text`. */
+  open(text?: string): void;
+  /** Resolves when the model request of this turn arrived. */
+  reached: Promise<void>;
+}
+
+/** Creates a gated model turn. */
+export function gate(defaultText = "gated answer"): Gate {
+  let release!: (text: string) => void;
+  let arrived!: () => void;
+  const released = new Promise<string>((r) => (release = r));
+  const reached = new Promise<void>((r) => (arrived = r));
+  return {
+    turn: async () => {
+      arrived();
+      return answer(await released);
+    },
+    open: (text = defaultText) => release(text),
+    reached,
+  };
+}
+
+/** Polls `check` every 10 ms until true (fails after `timeoutMs`). For test set-up only; the code under test never polls. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Reads a pid written by a script, once the file exists. */
+export async function readPid(path: string): Promise<number> {
+  await until(() => existsSync(path) && readFileSync(path, "utf8").trim() !== "");
+  return Number(readFileSync(path, "utf8").trim());
+}
+
+/** A fake model server plus cleanup of everything registered with `track`. */
+export async function fixture() {
+  const fake = await startFakeResponses();
+  const cleanups: (() => unknown)[] = [];
+  return {
+    fake,
+    /** Registers a cleanup (run in reverse order by `close`). */
+    track<T>(thing: T, cleanup: (t: T) => unknown): T {
+      cleanups.push(() => cleanup(thing));
+      return thing;
+    },
+    async close() {
+      for (const c of cleanups.reverse()) await c();
+      await fake.close();
+    },
+  };
+}
+
+/** A valid completion of a task at `version` (DESIGN §7 field names). */
+export function completion(claw: Claw, task: { taskId: string; version: number; project: string }, sessionRef = "worker-1/run-1") {
+  return {
+    taskId: task.taskId,
+    expectedVersion: task.version,
+    status: "done" as const,
+    handoff: { completed: "wrote the notes", next: "review them", blockers: "" },
+    receipt: { sessionRef, worker: "test worker", work: "wrote docs/NOTES.md", next: "review", blockers: "", tests: "npm test: ok", gitCheckpoint: "abc1234" },
+    writeContext: { instance: claw.identity.instance, project: task.project },
+  };
+}
