@@ -17,7 +17,7 @@ let done = 0;
 function open(): void {
   const ws = new WebSocket(url!, { perMessageDeflate: false });
   let count = 0;
-  let subscribed = mode !== "tsclaw";
+  let subscribed = mode === "raw";
   ws.on("open", () => {
     if (mode !== "raw") ws.send(JSON.stringify({ op: "subscribe", args: { bus: "fan" }, id: "s" }));
     else if (++ready === clients) say({ ready: true });

@@ -28,6 +28,7 @@ export const taskUpdateInputSchema = z
       .describe("The verified instance and project you write to; required to complete"),
   })
   .strict();
+/** task_update arguments, inferred from the schema. */
 export type TaskUpdateArgs = z.output<typeof taskUpdateInputSchema>;
 
 /** What task_update needs besides the store. */

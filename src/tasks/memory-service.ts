@@ -16,6 +16,7 @@ export const memoryAddInput = z
     idempotencyKey: z.string().min(1).max(200).optional().describe("Same key + same arguments replays (replayed: true); other arguments: idempotency_conflict"),
   })
   .strict();
+/** Inferred from its schema. */
 export type MemoryAddArgs = z.output<typeof memoryAddInput>;
 
 /** Arguments of memory_search. */
@@ -26,6 +27,7 @@ export const memorySearchInput = z
     limit: z.number().int().min(1).max(100).default(10).describe("1-100. Default: 10"),
   })
   .strict();
+/** Inferred from its schema. */
 export type MemorySearchArgs = z.output<typeof memorySearchInput>;
 
 /** A memory entry. */
@@ -36,6 +38,7 @@ export const memoryEntrySchema = z.object({
   sessionKey: z.string().nullable(),
   createdAt: z.number(),
 });
+/** Inferred from its schema. */
 export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
 
 interface RawMemory {

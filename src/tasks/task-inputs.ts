@@ -24,6 +24,7 @@ function withTaskRef<S extends z.ZodRawShape>(shape: S) {
     .refine((a) => (a as { taskId?: string }).taskId !== undefined || (a as { jobId?: string }).jobId !== undefined, { message: "give taskId (or jobId)", path: ["taskId"] });
 }
 
+/** Arguments of run_task. */
 export const runTaskInput = z
   .object({
     prompt: z.string().refine((s) => s.trim() !== "", "prompt must not be blank").describe("What the agent should do"),
@@ -36,8 +37,10 @@ export const runTaskInput = z
     project: z.string().min(1).optional().describe("Default: the server's project"),
   })
   .strict();
+/** RunTaskArgs, inferred from its schema. */
 export type RunTaskArgs = z.output<typeof runTaskInput>;
 
+/** Result of run_task. */
 export const runTaskOutput = z.object({
   taskId: z.string(),
   jobId: z.string().describe("Same as taskId"),
@@ -50,14 +53,17 @@ export const runTaskOutput = z.object({
   nextAction: nextActionSchema,
 });
 
+/** Arguments of check_task. */
 export const checkTaskInput = withTaskRef({
   waitMs: z.number().default(DEFAULT_WAIT_MS).describe("How long to wait for a terminal or actionable status, clamped to 0–600000. Default: 45000"),
   until: z.enum(["settled", "update"]).default("settled").describe('"settled": return early only on a terminal or actionable status; "update": also on any new version. Default: "settled"'),
   afterVersion: z.number().int().min(0).optional().describe('With until "update": return as soon as the version is above this. Default: the version at the call'),
   include: includeSchema,
 });
+/** CheckTaskArgs, inferred from its schema. */
 export type CheckTaskArgs = z.output<typeof checkTaskInput>;
 
+/** Result of check_task. */
 export const checkTaskOutput = z.object({
   task: taskSchema,
   isTerminal: z.boolean(),
@@ -67,11 +73,15 @@ export const checkTaskOutput = z.object({
   waitedMs: z.number().int(),
   pollNumber: z.number().int().describe("This call's number among the task's check_task calls"),
 });
+/** CheckTaskResult, inferred from its schema. */
 export type CheckTaskResult = z.input<typeof checkTaskOutput>;
 
+/** Arguments of get_task (alias task_get). */
 export const getTaskInput = withTaskRef({ include: includeSchema });
+/** GetTaskArgs, inferred from its schema. */
 export type GetTaskArgs = z.output<typeof getTaskInput>;
 
+/** Arguments of list_tasks. */
 export const listTasksInput = z
   .object({
     status: z.union([taskStatusSchema, z.array(taskStatusSchema).min(1)]).optional().describe("One status or several"),
@@ -83,17 +93,22 @@ export const listTasksInput = z
     cursor: z.string().optional().describe("nextCursor of the previous page"),
   })
   .strict();
+/** ListTasksArgs, inferred from its schema. */
 export type ListTasksArgs = z.output<typeof listTasksInput>;
 
+/** Result of list_tasks. */
 export const listTasksOutput = z.object({
   tasks: z.array(taskRowSchema).describe("Newest first"),
   counts: z.record(z.string(), z.number().int()).describe("Tasks per status matching the filters other than status/active"),
   nextCursor: z.string().nullable(),
 });
+/** ListTasksResult, inferred from its schema. */
 export type ListTasksResult = z.input<typeof listTasksOutput>;
 
+/** Arguments of cancel_task. */
 export const cancelTaskInput = withTaskRef({});
 
+/** Arguments of task_create. */
 export const taskCreateInput = z
   .object({
     title: z.string().trim().min(1).max(500),
@@ -102,11 +117,13 @@ export const taskCreateInput = z
     idempotencyKey: idempotencyKeyField,
   })
   .strict();
+/** TaskCreateArgs, inferred from its schema. */
 export type TaskCreateArgs = z.output<typeof taskCreateInput>;
 
 /** A Task with the replay flag of task_create / task_update. */
 export const replayableTaskOutput = taskSchema.extend({ replayed: z.boolean() });
 
+/** Arguments of task_telemetry. */
 export const taskTelemetryInput = z
   .object({
     taskId: z.string().optional(),

@@ -10,6 +10,7 @@ export const TASK_STATUSES = ["todo", "in_progress", "blocked", "needs_human", "
 
 /** A task status. */
 export const taskStatusSchema = z.enum(TASK_STATUSES);
+/** Inferred from its schema. */
 export type TaskStatus = z.infer<typeof taskStatusSchema>;
 
 /**
@@ -24,11 +25,14 @@ export type TaskStatus = z.infer<typeof taskStatusSchema>;
  * - `ended`: terminal
  */
 export const TASK_PHASES = ["queued", "waiting_session", "starting", "waiting_model", "running_tool", "waiting_human", "open", "ended"] as const;
+/** A task phase. */
 export const taskPhaseSchema = z.enum(TASK_PHASES);
+/** Inferred from its schema. */
 export type TaskPhase = z.infer<typeof taskPhaseSchema>;
 
 /** `run`: a prompt executed by an agent (run_task). `work`: tracked work done elsewhere (task_create). */
 export const taskKindSchema = z.enum(["run", "work"]);
+/** Inferred from its schema. */
 export type TaskKind = z.infer<typeof taskKindSchema>;
 
 /** The handoff a worker leaves: what is done, what comes next, what blocks it. */
@@ -37,6 +41,7 @@ export const handoffSchema = z.object({
   next: z.string().describe("The next step"),
   blockers: z.string().describe("What blocks the work; may be empty when nothing does"),
 });
+/** Inferred from its schema. */
 export type Handoff = z.infer<typeof handoffSchema>;
 
 /** A handoff as sent in task_update: each field optional, merged over the stored one. */
@@ -60,6 +65,7 @@ export const receiptInputSchema = z
     gitCheckpoint: z.string().optional().describe("Commit (or ref) when code changed"),
   })
   .strict();
+/** Inferred from its schema. */
 export type ReceiptInput = z.output<typeof receiptInputSchema>;
 
 /** A stored receipt. */
@@ -73,6 +79,7 @@ export const receiptSchema = z.object({
   gitCheckpoint: z.string().optional(),
   createdAt: z.number(),
 });
+/** Inferred from its schema. */
 export type Receipt = z.infer<typeof receiptSchema>;
 
 /** Why a task failed and what to do about it. */
@@ -82,18 +89,22 @@ export const taskErrorSchema = z.object({
   category: z.string().describe('"restart", "provider", "auth", "run", "internal"'),
   suggestedRecovery: z.string().describe("What a caller should do next"),
 });
+/** Inferred from its schema. */
 export type TaskError = z.infer<typeof taskErrorSchema>;
 
 /** The latest meaningful thing that happened. */
 export const latestUpdateSchema = z.object({ at: z.number(), text: z.string() });
+/** Inferred from its schema. */
 export type LatestUpdate = z.infer<typeof latestUpdateSchema>;
 
 /** One entry of the compact, bounded timeline. */
 export const timelineEntrySchema = z.object({ at: z.number(), version: z.number().int(), status: taskStatusSchema, phase: taskPhaseSchema, text: z.string() });
+/** Inferred from its schema. */
 export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
 
 /** The operation (and its arguments) a caller should invoke next; null when the task is terminal. */
 export const nextActionSchema = z.object({ op: z.string(), args: z.record(z.string(), z.unknown()) }).nullable();
+/** Inferred from its schema. */
 export type NextAction = z.infer<typeof nextActionSchema>;
 
 /** Fields shared by Task and TaskRow. */
@@ -128,6 +139,7 @@ export const taskSchema = z.object({
   receipts: z.array(receiptSchema).optional(),
   prompt: z.string().nullable().optional(),
 });
+/** Inferred from its schema. */
 export type Task = z.infer<typeof taskSchema>;
 
 /** The compact form used in lists: summary cut to 500 characters. */
@@ -136,8 +148,10 @@ export const taskRowSchema = z.object({
   summary: z.string().nullable(),
   summaryTruncated: z.boolean(),
 });
+/** Inferred from its schema. */
 export type TaskRow = z.infer<typeof taskRowSchema>;
 
 /** Extra parts of a Task a caller may ask for. */
 export const includeSchema = z.array(z.enum(["timeline", "receipts", "prompt"])).default([]).describe('Extra parts: "timeline", "receipts", "prompt". Default: none');
+/** Inferred from its schema. */
 export type TaskInclude = z.output<typeof includeSchema>;
