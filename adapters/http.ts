@@ -104,7 +104,15 @@ export function listenHttp(claw: Claw, options: HttpOptions & { host?: string; p
         url: `http://${host}:${addr.port}`,
         close: () =>
           new Promise<void>((done) => {
-            server.close(() => done());
+            // Connections that finish their in-flight request become idle: close those as they
+            // appear, and cut whatever is left after a grace.
+            const sweep = setInterval(() => server.closeIdleConnections(), 50);
+            const cut = setTimeout(() => server.closeAllConnections(), 10_000);
+            server.close(() => {
+              clearInterval(sweep);
+              clearTimeout(cut);
+              done();
+            });
             server.closeIdleConnections();
           }),
       });

@@ -72,9 +72,10 @@ export function createClaw(options: ClawOptions = {}) {
     /** Stops accepting calls, ends runs (marked interrupted), commits pending events, closes the database. */
     close(): Promise<void> {
       closing ??= (async () => {
-        dispatcher.stop();
+        dispatcher.stop(); // aborts waits and bash runs of in-flight calls
         await tasks.close();
         await sessions.close();
+        await dispatcher.idle(5000); // let in-flight calls answer before the database goes
         bus.close();
         opened.close();
       })();

@@ -29,6 +29,8 @@ export class Dispatcher {
   private closing = false;
   /** Aborted at shutdown so long waits and bash runs end and their callers get an answer. */
   private readonly shutdown = new AbortController();
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly ops: readonly AnyOpDef[],
@@ -49,6 +51,19 @@ export class Dispatcher {
     this.shutdown.abort();
   }
 
+  /** Resolves when no call is running (or after `timeoutMs`). */
+  idle(timeoutMs: number): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   /** Looks up an operation by name or alias. */
   find(name: string): AnyOpDef | undefined {
     return this.byName.get(name);
@@ -67,7 +82,15 @@ export class Dispatcher {
       transport: ctx.transport ?? "api",
       connection: ctx.connection,
     };
-    const result = await op.handler(parsed.data, opCtx);
+    this.inFlight++;
+    let result: unknown;
+    try {
+      result = await op.handler(parsed.data, opCtx);
+    } finally {
+      if (--this.inFlight === 0 && this.idleWaiters.length > 0) {
+        for (const wake of this.idleWaiters.splice(0)) wake();
+      }
+    }
     if (!this.validateOutputs) return result;
     const checked = op.output.safeParse(result);
     if (!checked.success) {

@@ -42,9 +42,23 @@ const FORWARDED = new Set(["response.function_call_arguments.delta", "response.f
 
 /** Streams one model response. Throws the client's errors (APIError …) unchanged, or `cancelled`. */
 export async function streamTurn(client: OpenAI, req: TurnRequest): Promise<TurnOutput> {
+  // The SDK never removes the abort listener it adds to a request's signal, so each turn gets its
+  // own signal, linked to the run's only while the turn lasts (else a long run leaks listeners).
+  const turn = new AbortController();
+  const forward = () => turn.abort();
+  if (req.signal.aborted) turn.abort();
+  else req.signal.addEventListener("abort", forward, { once: true });
+  try {
+    return await streamTurnWith(client, req, turn.signal);
+  } finally {
+    req.signal.removeEventListener("abort", forward);
+  }
+}
+
+async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSignal): Promise<TurnOutput> {
   const stream = await client.responses.create(
     { model: req.model, instructions: req.instructions, input: req.input, tools: req.tools, tool_choice: req.toolChoice ?? "auto", stream: true, store: false },
-    { signal: req.signal },
+    { signal },
   );
   const outputs: ModelOutput[] = [];
   const usage: Usage = { input: 0, output: 0, total: 0 };

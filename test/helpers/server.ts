@@ -44,8 +44,9 @@ export async function startServer(claw: Claw, options: { token?: string } = {}):
     op: async (op: string, args?: unknown) => (await post({ op, args, id: 1 })).body,
     close: async () => {
       ws.close();
-      await http.close();
+      const closed = http.close(); // stop accepting; in-flight requests are answered by claw.close()
       await claw.close();
+      await closed;
     },
   };
 }
