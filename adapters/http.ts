@@ -9,7 +9,7 @@ import { ClawError, httpStatus } from "../src/errors.js";
 import { encodeResponse, errorResponse, parseJson, type Response } from "../src/wire.js";
 import { readBody } from "./http-body.js";
 import { checkAccess, createAccessPolicy, type AccessPolicy } from "./security.js";
-import { handleSse } from "./sse.js";
+import { closeSseStreams, handleSse } from "./sse.js";
 
 /** Options of the HTTP server. */
 export interface HttpOptions {
@@ -42,12 +42,34 @@ async function handleDo(claw: Claw, req: IncomingMessage, res: ServerResponse, l
   }
   const text = await readBody(req, limit);
   const value = parseJson(text);
-  // The caller going away abandons its wait and kills its bash, never a task.
-  const abort = new AbortController();
+  // The caller going away abandons its wait and kills its bash, never a task. The controller is
+  // made when the call first asks for its signal: most calls (out, get_task) never do.
+  let abort: AbortController | undefined;
+  let gone = false;
   res.on("close", () => {
-    if (!res.writableFinished) abort.abort();
+    if (res.writableFinished) return;
+    gone = true;
+    abort?.abort();
   });
-  sendEnvelope(res, await claw.do(value, { transport: "http", signal: abort.signal }));
+  const ctx = {
+    transport: "http" as const,
+    get signal(): AbortSignal {
+      if (!abort) {
+        abort = new AbortController();
+        if (gone) abort.abort();
+      }
+      return abort.signal;
+    },
+  };
+  sendEnvelope(res, await claw.do(value, ctx));
+}
+
+function decodeBusName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ClawError("invalid_args", `bus name "${raw}" is not valid URL encoding`, { issues: [{ path: "bus", message: "invalid URL encoding" }] });
+  }
 }
 
 /** The request handler; usable with any node:http server. */
@@ -71,7 +93,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions = {}) {
       const sse = /^\/bus\/([^/]+)\/events$/.exec(url.pathname);
       if (sse && req.method === "GET") {
         checkAccess(req, policy);
-        return handleSse(claw, req, res, decodeURIComponent(sse[1]!), url);
+        return handleSse(claw, req, res, decodeBusName(sse[1]!), url);
       }
       throw new ClawError("not_found", `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /ws`);
     };
@@ -113,6 +135,7 @@ export function listenHttp(claw: Claw, options: HttpOptions & { host?: string; p
               clearTimeout(cut);
               done();
             });
+            closeSseStreams(claw); // endless responses: end them so the server can close
             server.closeIdleConnections();
           }),
       });

@@ -82,6 +82,7 @@ export class Peer {
       .do(value, { transport: this.t.transport, signal: this.abort.signal, connection: this.connection })
       .then((response) => {
         if (!this.closedFlag) this.t.sendFrame(encodeResponse(response));
+        else this.cancelAll(); // a handler that subscribed after the close must not leak
       })
       .finally(() => {
         if (--this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
@@ -118,9 +119,13 @@ export class Peer {
   close(): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
+    this.cancelAll();
+    this.abort.abort(new ClawError("cancelled", "the connection closed"));
+  }
+
+  private cancelAll(): void {
     for (const cancel of this.connection.subscriptions.values()) cancel();
     this.connection.subscriptions.clear();
-    this.abort.abort(new ClawError("cancelled", "the connection closed"));
   }
 
   /** Forgets cursors of subscriptions that were unsubscribed, so the map stays bounded. */

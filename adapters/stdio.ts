@@ -4,6 +4,7 @@
  * lines for subscriptions; the output carries protocol lines only. A bad or oversized line gets
  * an error line and the stream goes on. At end of input the calls in flight finish, then it
  * resolves.
+ * @module tsclaw/stdio
  */
 import type { Readable, Writable } from "node:stream";
 import type { Claw } from "../src/claw.js";
@@ -11,6 +12,9 @@ import { ClawError } from "../src/errors.js";
 import { JsonLinesSplitter } from "./jsonl.js";
 export { JsonLinesSplitter, readJsonLines, jsonLine } from "./jsonl.js";
 import { Peer } from "./peer.js";
+
+const SEPARATORS = /[\u2028\u2029]/;
+const SEPARATORS_G = /[\u2028\u2029]/g;
 
 /** Options of {@link runStdio}. */
 export interface StdioOptions {
@@ -57,7 +61,8 @@ export function runStdio(claw: Claw, options: StdioOptions): Promise<void> {
         write(JSON.stringify({ event: "subscription_closed", sub, bus: cursor?.bus ?? null, lastSeq: cursor?.lastSeq ?? null, reason: "slow_consumer" }));
         return false;
       }
-      write(text);
+      // Stored payload text may hold raw U+2028/U+2029; escape them as responses do, for readline-based readers.
+      write(SEPARATORS.test(text) ? text.replace(SEPARATORS_G, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) : text);
       return true;
     },
   });

@@ -9,7 +9,6 @@ import type { Claw } from "../src/claw.js";
 import { ClawError, toClawError } from "../src/errors.js";
 import { encodeResponse, errorResponse } from "../src/wire.js";
 import { checkAccess, type AccessPolicy } from "./security.js";
-import { closeSseStreams } from "./sse.js";
 import { bridgeSocket, type WsBridgeOptions } from "./ws-bridge.js";
 
 /** Options of {@link attachWebSocket}. */
@@ -74,7 +73,6 @@ export function attachWebSocket(claw: Claw, server: Server, options: WebSocketOp
     wss,
     close() {
       server.off("upgrade", onUpgrade);
-      closeSseStreams(claw);
       for (const ws of wss.clients) ws.close(1001, "server shutting down");
       // Peers that do not answer the close handshake are dropped shortly after.
       const timer = setTimeout(() => {

@@ -132,12 +132,13 @@ export async function run(): Promise<Row[]> {
   const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench", baseURL: fakeUrl, env: { ...process.env, OPENROUTER_API_KEY: "bench" } });
   const http = await listenHttp(claw, { host: "127.0.0.1", port: 0 });
   try {
-    await wakeTsclaw(claw, http.url, 10); // warm-up
+    await wakeTsclaw(claw, http.url, size(50, 10)); // warm-up
     await wakeRaw(join(tmp.dir, "raw-warm.db"), 10);
     const ts = await wakeTsclaw(claw, http.url, wakes);
     const raw = await wakeRaw(join(tmp.dir, "raw-wake.db"), wakes);
-    await runTasks(claw, sessions, 1); // warm-up
-    await rawCalls(fakeUrl, sessions, 1);
+    // Warm-up: the first hundred runs are several times slower (JIT, prepared statements).
+    await runTasks(claw, sessions, size(5, 1));
+    await rawCalls(fakeUrl, sessions, size(5, 1));
     const tr = await runTasks(claw, sessions, perSession);
     const rr = await rawCalls(fakeUrl, sessions, perSession);
     const total = sessions * perSession;

@@ -71,6 +71,14 @@ export const SESSION_CASES: ParityCase[] = [
   { name: "get_messages", op: "get_messages", args: { sessionKey: "par" }, expect: "ok" },
   { name: "get_last_assistant_text", op: "get_last_assistant_text", args: { sessionKey: "par" }, expect: "ok" },
   { name: "get_session_stats", op: "get_session_stats", args: { sessionKey: "par" }, expect: "ok" },
+  { name: "get_state", op: "get_state", args: { sessionKey: "par" }, expect: "ok" },
+  { name: "set_session_name", op: "set_session_name", args: { sessionKey: "par", name: "Renamed" }, expect: "ok" },
+  { name: "fork", op: "fork", args: { sessionKey: "par", newSessionKey: "par-fork" }, expect: "ok" },
+  { name: "list_sessions", op: "list_sessions", args: {}, expect: "ok" },
+  { name: "export_session", op: "export_session", args: { sessionKey: "par", format: "jsonl" }, expect: "ok" },
+  { name: "steer idle", op: "steer", args: { sessionKey: "par", message: "later" }, expect: "ok" },
+  { name: "clear_queue", op: "clear_queue", args: { sessionKey: "par" }, expect: "ok" },
+  { name: "delete_session", op: "delete_session", args: { sessionKey: "par-fork" }, expect: "ok" },
   { name: "prompt unknown session", op: "prompt", args: { sessionKey: "nobody", message: "hi" }, expect: "not_found" },
   { name: "prompt no message", op: "prompt", args: { sessionKey: "par" }, expect: "invalid_args" },
 ];
@@ -103,7 +111,12 @@ export const TASK_CASES: ParityCase[] = [
   },
   { name: "get_task done", op: "get_task", args: (r) => ({ taskId: r.task_create.taskId, include: ["receipts"] }), expect: "ok" },
   { name: "get_task unknown", op: "get_task", args: { taskId: "task_missing" }, expect: "not_found" },
+  { name: "get_task run", op: "get_task", args: (r) => ({ taskId: r.run_task.taskId, include: ["timeline"] }), expect: "ok" },
   { name: "list_tasks", op: "list_tasks", args: {}, expect: "ok" },
+  { name: "task_create 2", op: "task_create", args: { title: "To cancel" }, expect: "ok" },
+  { name: "cancel_task", op: "cancel_task", args: (r) => ({ taskId: r["task_create 2"].taskId }), expect: "ok" },
+  { name: "task_telemetry", op: "task_telemetry", args: { limit: 5 }, expect: "ok" },
+  { name: "continuity_context", op: "continuity_context", args: { limit: 5 }, expect: "ok" },
   { name: "memory_add", op: "memory_add", args: { text: "parity notes live here", tags: ["p"] }, expect: "ok" },
   { name: "memory_search", op: "memory_search", args: { query: "parity" }, expect: "ok" },
 ];
@@ -129,10 +142,11 @@ export function normalize(value: unknown, key = ""): unknown {
   if (VOLATILE_KEY.test(key) && value !== null && value !== undefined) return `<${typeof value}>`;
   if (typeof value === "string") {
     return value
+      .replace(/"(ts|at|id|sub|instance|\w+At|\w+Ms|\w+Id)":("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?)/g, '"$1":"<v>"') // JSON text inside a string (exports)
       .replace(UUID, "<uuid>")
       .replace(/\bsub_[0-9a-f]{8}\b/g, "<sub>")
       .replace(/https?:\/\/(127\.0\.0\.1|localhost):\d+/g, "<url>")
-      .replace(/\b(resp|msg|fc|call|run)_[0-9a-z]+\b/g, "<$1>");
+      .replace(/\b(resp|msg|fc|call|run|ses)_[0-9a-z]+\b/g, "<$1>");
   }
   return value;
 }

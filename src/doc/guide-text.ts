@@ -24,7 +24,7 @@ curl -s {URL}/do -H 'Content-Type: application/json' \\
   Act on \`code\` (table below), never on the message text. \`retryable: true\` means the same
   request may succeed later unchanged. No stack traces are ever sent.
 - Over HTTP the status follows the code (200 on success). The body must be
-  \`Content-Type: application/json\`, at most 10 MiB.
+  \`Content-Type: application/json\`, at most 10 MiB (the server's limit).
 - Field names are camelCase, operation names snake_case, timestamps epoch milliseconds, ids
   strings.
 - Requests from another machine need \`Authorization: Bearer <token>\` (the token \`tsclaw serve\`

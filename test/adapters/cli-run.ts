@@ -4,6 +4,7 @@
  * the bundle takes a fraction of the time of transpiling through tsx on every spawn.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -16,6 +17,7 @@ let built: Promise<string> | undefined;
 export function cliBundle(): Promise<string> {
   built ??= (async () => {
     const outfile = `${ROOT}node_modules/.cache/tsclaw-test/cli-${process.pid}.mjs`;
+    process.once("exit", () => rmSync(outfile, { force: true }));
     await build({ entryPoints: [`${ROOT}adapters/cli/index.ts`], bundle: true, platform: "node", format: "esm", target: "node20", packages: "external", outfile, logLevel: "error" });
     return outfile;
   })();

@@ -22,8 +22,12 @@ describe("stdio JSON lines", () => {
     const read = await s.request("read", { bus: "u" });
     expect(read.result.events[0].payload).toEqual({ t: "a\u2028b\u2029c" });
     expect(s.frames[0]).toMatchObject({ id: 1, ok: true });
+    // Event lines carry them intact too.
+    await s.request("subscribe", { bus: "u", after: 0 });
+    await s.until((f) => f.some((x) => x.event === "bus"));
+    expect(s.frames.find((x) => x.event === "bus").payload).toEqual({ t: "a\u2028b\u2029c" });
     // Output lines escape them, so line-splitting readers downstream are safe too.
-    expect(s.lines.every((l) => !l.includes("\u2028"))).toBe(true);
+    expect(s.lines.every((l) => !l.includes("\u2028") && !l.includes("\u2029"))).toBe(true);
     await s.close();
   });
 

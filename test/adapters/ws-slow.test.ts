@@ -110,7 +110,7 @@ describe("slow WebSocket consumer (real socket)", () => {
     first.send(JSON.stringify({ op: "subscribe", args: { bus: "firehose", after: 0 }, id: 1 }));
     await new Promise<void>((r) => first.once("message", () => r()));
     // Stop reading: the kernel buffers fill, then the server's send buffer grows.
-    (first as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+    first.pause(); // ws's own pause: its receiver will not resume the socket behind our back
 
     // The server's memory at stake is its send queue for this socket: sample it while publishing.
     let peak = 0;
@@ -125,8 +125,10 @@ describe("slow WebSocket consumer (real socket)", () => {
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(256 * 1024 + 64 * 1024);
 
+    // The server has started closing the socket (it waits for the close handshake behind the queued frames).
+    expect([...ws!.wss.clients].map((s) => s.readyState)).toEqual([WebSocket.CLOSING]);
     const closed = new Promise<{ code: number; reason: string }>((r) => first.once("close", (code, reason) => r({ code, reason: reason.toString() })));
-    (first as unknown as { _socket: { resume(): void } })._socket.resume();
+    first.resume();
     const { code, reason } = await closed;
     expect(code).toBe(4008);
     for (const f of frames) if (f.event === "bus") received.push(f.seq);

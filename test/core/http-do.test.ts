@@ -106,3 +106,12 @@ describe("POST /do", () => {
     expect(server.claw.services.bash.running).toBe(0);
   });
 });
+
+describe("GET /bus/<name>/events", () => {
+  it("answers a malformed escape in the bus name with invalid_args, not a 500", async () => {
+    server = await startServer(memClaw());
+    const r = await fetch(`${server.url}/bus/%E0%A4%A/events`);
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as any).error.code).toBe("invalid_args");
+  });
+});

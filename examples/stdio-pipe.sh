@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Driving `tsclaw stdio` from the shell: requests go in as JSON lines, answers come out as JSON
+# lines matched by id. A coprocess keeps one tsclaw running, so each call can wait for its answer.
+#
+# Usage: bash examples/stdio-pipe.sh
+#   TSCLAW overrides the command (default: tsclaw), e.g. TSCLAW="npx tsx adapters/cli/index.ts".
+#   CLAW_DB picks the database (default: :memory:).
+set -euo pipefail
+TSCLAW=${TSCLAW:-tsclaw}
+
+coproc CLAW { $TSCLAW stdio --db "${CLAW_DB:-:memory:}"; }
+
+# call <id> <request>: sends one request and prints its response line (event lines are shown too).
+call() {
+  printf '%s\n' "$2" >&"${CLAW[1]}"
+  local line
+  while IFS= read -r line <&"${CLAW[0]}"; do
+    case "$line" in
+      *"\"id\":\"$1\""*) printf '%s\n' "$line"; return 0 ;;
+      *) printf 'event: %s\n' "$line" ;;
+    esac
+  done
+  return 1
+}
+
+call out '{"op":"out","args":{"bus":"pipe","payload":{"from":"shell"}},"id":"out"}'
+call bash '{"op":"bash","args":{"script":"seq 3","stdoutLineEvent":{"template":{"n":"{payload}"},"bus":"pipe"}},"id":"bash"}'
+call read '{"op":"read","args":{"bus":"pipe","after":0},"id":"read"}'
+call bad '{"op":"read","args":{"limit":0},"id":"bad"}'
+
+# End of input: tsclaw finishes what is in flight and exits 0.
+eval "exec ${CLAW[1]}>&-"
+wait "$CLAW_PID"
+
+# A one-shot pipeline works too: one answer line per request line, in order of completion.
+printf '%s\n' '{"op":"server_identity","id":1}' | $TSCLAW stdio --db :memory: | cut -c1-60
