@@ -4,6 +4,7 @@ import { listenHttp } from "../http.js";
 import { createAccessPolicy } from "../security.js";
 import { attachWebSocket } from "../ws-server.js";
 import { flagOrEnv, parseListen, type ParsedArgs } from "./args.js";
+import { CLAW_FLAGS_HELP, clawOptionsFromFlags } from "./claw-flags.js";
 import { providerKeyStatus } from "../../src/agent/provider.js";
 
 export const SERVE_HELP = `Usage: tsclaw serve [flags]
@@ -12,31 +13,15 @@ Serves POST /do, GET /doc, GET /health, GET /bus/<name>/events (SSE) and /ws (We
 
 Flags (each also from an environment variable):
   --listen ADDR          [host]:port; ":8000" binds all interfaces      CLAW_LISTEN   (default :8000)
-  --db PATH              SQLite database file                          CLAW_DB       (default ./claw.db)
-  --model MODEL          default model                                 CLAW_MODEL    (default openai/gpt-5:online)
-  --model-provider NAME  openrouter | openai                           CLAW_MODEL_PROVIDER (default openrouter)
-  --base-url URL         any Responses-compatible server               CLAW_BASE_URL
-  --project NAME         default project of tasks and memory           CLAW_PROJECT  (default: directory name)
   --token T              require this bearer token from every peer     CLAW_TOKEN    (default: generated; loopback free)
-  --durability MODE      normal | full (fsync every commit)            CLAW_DURABILITY (default normal)
-`;
+${CLAW_FLAGS_HELP}`;
 
 /** Runs the server until SIGINT/SIGTERM; resolves with the exit code. */
 export async function serve(args: ParsedArgs): Promise<number> {
   const { host, port } = parseListen(flagOrEnv(args, "listen") ?? ":8000");
   const token = flagOrEnv(args, "token");
-  const durability = flagOrEnv(args, "durability") ?? "normal";
-  if (durability !== "normal" && durability !== "full") throw new Error(`--durability must be normal or full, not "${durability}"`);
   const policy = createAccessPolicy({ token });
-  const claw = createClaw({
-    db: flagOrEnv(args, "db") ?? "./claw.db",
-    model: flagOrEnv(args, "model"),
-    provider: flagOrEnv(args, "model-provider"),
-    baseURL: flagOrEnv(args, "base-url"),
-    project: flagOrEnv(args, "project"),
-    durability,
-    token: policy.token,
-  });
+  const claw = createClaw({ ...clawOptionsFromFlags(args), token: policy.token });
   let http;
   try {
     http = await listenHttp(claw, { host, port, policy });
