@@ -122,10 +122,3 @@ export function childMessages(child: ChildProcess): ChildMessages {
 export function waitForMessage(child: ChildProcess, pred: (msg: any) => boolean, timeoutMs = 300_000): Promise<any> {
   return childMessages(child).next(pred, timeoutMs);
 }
-
-/** Keeps the best (smallest) time of `n` runs of `fn`, which returns a duration in ms. */
-export async function bestOf(n: number, fn: () => Promise<number>): Promise<number> {
-  let best = Infinity;
-  for (let i = 0; i < n; i++) best = Math.min(best, await fn());
-  return best;
-}

@@ -1,7 +1,8 @@
 /**
  * Memory: resident size (RSS) growth of a claw (a) while storing N events, (b) over M tasks run
  * against the fake model (its own process), and (c) serving one stalled WebSocket subscriber
- * while K events flow. Each is judged against a stated bound; the baseline column is the RSS
+ * while K events flow, and (d) over C calls made as the adapters make them (each with the
+ * caller's abort signal), the shape of a long-running server's traffic. Each is judged against a stated bound; the baseline column is the RSS
  * of the freshly opened claw before the load.
  */
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import { samplePayload } from "./raw-db.js";
 import { row, type Row } from "./table.js";
 
 /** Bounds on RSS growth, in MiB. */
-const BOUND = { events: 160, tasks: 160, stalled: 96 };
+const BOUND = { events: 160, tasks: 160, stalled: 96, calls: 64 };
 
 function settledRss(): number {
   gc();
@@ -96,11 +97,24 @@ async function stalled(dir: string, n: number): Promise<Row> {
   }
 }
 
+async function calls(n: number): Promise<Row> {
+  const claw = createClaw({ db: ":memory:", project: "bench" });
+  try {
+    for (let i = 0; i < 1000; i++) await claw.do({ op: "read", args: { bus: "none" } }, { transport: "http", signal: new AbortController().signal });
+    const before = settledRss();
+    for (let i = 0; i < n; i++) await claw.do({ op: "read", args: { bus: "none" } }, { transport: "http", signal: new AbortController().signal });
+    const after = settledRss();
+    return row({ scenario: `RSS growth, ${n} calls with a caller signal`, unit: "MiB", tsclaw: after - before, baseline: before, ratio: null, target: { op: "<=", value: BOUND.calls, of: "tsclaw" }, note: "claw.do of read with an AbortSignal per call, as /do, WebSocket and stdio call it; after GC" });
+  } finally {
+    await claw.close();
+  }
+}
+
 /** Runs the scenario. */
 export async function run(): Promise<Row[]> {
   const tmp = tempDir();
   try {
-    return [await events(tmp.dir, size(1_000_000, 20_000)), await tasks(tmp.dir, size(10_000, 200)), await stalled(tmp.dir, size(100_000, 20_000))];
+    return [await events(tmp.dir, size(1_000_000, 20_000)), await tasks(tmp.dir, size(10_000, 200)), await stalled(tmp.dir, size(100_000, 20_000)), await calls(size(200_000, 30_000))];
   } finally {
     tmp.remove();
   }

@@ -1,15 +1,16 @@
 /**
  * `npm run bench`: runs every scenario, each in a fresh node process, prints the table of
  * tsclaw vs raw-baseline figures and writes it as JSON to bench/results/latest.json
- * (smoke runs: bench/results/smoke.json).
+ * (smoke runs: bench/results/smoke.json; --only runs: bench/results/partial.json).
  *
  * Flags: --smoke (or BENCH_SMOKE=1) small sizes, under a minute in all; --only bus,http runs
  * some; --strict exits 1 when a target is missed (by default only a crash does); --prof writes
- * a CPU profile per scenario to bench/results/prof/; --markdown also prints a Markdown table.
+ * a CPU profile per scenario to $TMPDIR/tsclaw-bench-prof/ (kept out of the repository);
+ * --markdown also prints a Markdown table.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_DIR, SMOKE } from "./measure.js";
 import { formatMarkdown, formatTable, type Row } from "./table.js";
@@ -43,8 +44,12 @@ function runScenario(name: string, profDir?: string): Promise<Row[]> {
 const only = flag("only")?.split(",").filter(Boolean);
 const names = only?.length ? SCENARIOS.filter((s) => only.includes(s)) : SCENARIOS;
 const resultsDir = join(BENCH_DIR, "results");
-const profDir = process.argv.includes("--prof") ? join(resultsDir, "prof") : undefined;
-mkdirSync(profDir ?? resultsDir, { recursive: true });
+const profDir = process.argv.includes("--prof") ? join(tmpdir(), "tsclaw-bench-prof") : undefined;
+mkdirSync(resultsDir, { recursive: true });
+if (profDir) {
+  mkdirSync(profDir, { recursive: true });
+  process.stderr.write(`bench: CPU profiles go to ${profDir}\n`);
+}
 
 const started = Date.now();
 const rows: Row[] = [];
@@ -72,7 +77,8 @@ const report = {
   seconds: Math.round((Date.now() - started) / 100) / 10,
   rows,
 };
-const file = join(resultsDir, SMOKE ? "smoke.json" : "latest.json");
+// A partial run (--only) never overwrites the full table.
+const file = join(resultsDir, only?.length ? "partial.json" : SMOKE ? "smoke.json" : "latest.json");
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 
 process.stdout.write(`\ntsclaw bench${SMOKE ? " (smoke sizes)" : ""}: ${report.node}, ${report.cpus} cpus, ${report.seconds} s\n\n`);

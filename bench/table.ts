@@ -55,7 +55,7 @@ function fmt(n: number | null): string {
   if (n === null) return "n/a";
   if (!Number.isFinite(n)) return String(n);
   const abs = Math.abs(n);
-  if (abs >= 100_000) return Math.round(n).toLocaleString("en-US");
+  if (abs >= 1000) return Math.round(n).toLocaleString("en-US");
   if (abs >= 100) return n.toFixed(0);
   if (abs >= 10) return n.toFixed(1);
   if (abs >= 1) return n.toFixed(2);

@@ -171,20 +171,21 @@ export class BashRunner {
 
 /** Publishes events in order and reports the first failure once all are settled. */
 class Publisher {
-  private last: Promise<unknown> = Promise.resolve();
   private failure: unknown;
+  // One callback for every event: a promise per line cost more than the line's insert.
+  private readonly onError = (err: unknown) => {
+    this.failure ??= err;
+  };
 
   constructor(private readonly bus: BusService) {}
 
   publish(bus: string, payloadJson: string): void {
-    this.last = this.bus.outJson(bus, payloadJson).catch((err) => {
-      this.failure ??= err;
-    });
+    this.bus.enqueueJson(bus, payloadJson, this.onError);
   }
 
   /** Resolves when every published event is committed; rejects if any failed. */
   async settled(): Promise<void> {
-    await this.last; // commits happen in order, so the last one settles after all before it
+    await this.bus.committed();
     if (this.failure !== undefined) {
       const cause = toClawError(this.failure);
       throw new ClawError(cause.code, `bash finished but its events could not all be committed: ${cause.message}`, cause.details);

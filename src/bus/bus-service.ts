@@ -44,6 +44,8 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
+const noop = () => {};
+
 /** Parses a stored event's payload for a user. */
 export function toBusEvent(e: StoredEvent): BusEvent {
   return { bus: e.bus, seq: e.seq, ts: e.ts, payload: JSON.parse(e.payloadJson) };
@@ -52,6 +54,7 @@ export function toBusEvent(e: StoredEvent): BusEvent {
 /** The bus service. One per claw. */
 export class BusService {
   private pending: Waiting[] = [];
+  private afterFlush: (() => void)[] = [];
   private flushScheduled = false;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly maxPayloadBytes: number;
@@ -108,23 +111,53 @@ export class BusService {
     });
   }
 
+  /**
+   * Queues an already-serialised payload without a promise of its own, for hot paths that
+   * publish many events and wait once (bash line events): a promise per event costs more than
+   * its insert. `onError` is called if its batch fails; {@link committed} resolves once
+   * everything queued so far is committed (or has failed). Order is the same as `outJson`'s.
+   */
+  enqueueJson(bus: string, payloadJson: string, onError: (err: unknown) => void): void {
+    if (this.closed) {
+      onError(new ClawError("shutting_down", "the bus is closed"));
+      return;
+    }
+    this.pending.push({ event: { bus, ts: Date.now(), payloadJson }, resolve: noop, reject: onError });
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Resolves once every event queued so far has been committed (or has failed). */
+  committed(): Promise<void> {
+    if (this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.afterFlush.push(resolve));
+  }
+
   /** Commits everything pending now. Called by the scheduler and at close. */
   flush(): void {
     this.flushScheduled = false;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
+    const waiters = this.afterFlush;
+    this.afterFlush = [];
     let stored: StoredEvent[];
     try {
       stored = this.store.append(batch.map((w) => w.event));
     } catch (err) {
       for (const w of batch) w.reject(err);
+      for (const w of waiters) w();
       return;
     }
     for (let i = 0; i < batch.length; i++) {
+      const w = batch[i]!;
+      if (w.resolve === noop) continue; // enqueued: nobody waits for this one's ack
       const s = stored[i]!;
-      batch[i]!.resolve({ bus: s.bus, seq: s.seq, ts: s.ts });
+      w.resolve({ bus: s.bus, seq: s.seq, ts: s.ts });
     }
+    for (const w of waiters) w();
     this.notify(stored);
   }
 

@@ -1,0 +1,45 @@
+/**
+ * BusService.enqueueJson / committed(): the promise-free publishing path for hot producers (bash
+ * line events). Same order and seqs as outJson, one wait for all, and a storage failure reaches
+ * every event's onError while committed() still settles.
+ */
+import { afterEach, expect, test } from "vitest";
+import type { Claw } from "../../src/index.js";
+import { memClaw } from "../helpers/claw.js";
+
+let claw: Claw | undefined;
+afterEach(async () => {
+  await claw?.close().catch(() => {});
+  claw = undefined;
+});
+
+test("enqueued events commit in order with contiguous seqs, interleaved with outJson, and committed() waits for them", async () => {
+  claw = memClaw();
+  const bus = claw.services.bus;
+  const errors: unknown[] = [];
+  const acks: Promise<{ seq: number }>[] = [];
+  for (let i = 0; i < 1000; i++) {
+    if (i % 100 === 0) acks.push(bus.outJson("q", JSON.stringify({ out: i })));
+    else bus.enqueueJson("q", JSON.stringify({ enq: i }), (e) => errors.push(e));
+  }
+  expect(bus.lastSeq("q")).toBe(0); // nothing committed before the flush
+  await bus.committed();
+  expect(bus.lastSeq("q")).toBe(1000);
+  expect((await Promise.all(acks)).map((a) => a.seq)).toEqual([1, 101, 201, 301, 401, 501, 601, 701, 801, 901]);
+  const events = bus.store.read("q", 0, 1000);
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+  expect(JSON.parse(events[1]!.payloadJson)).toEqual({ enq: 1 });
+  expect(errors).toEqual([]);
+  await expect(bus.committed()).resolves.toBeUndefined(); // nothing pending: at once
+});
+
+test("a failing commit reaches every enqueued event's onError, and committed() still settles", async () => {
+  claw = memClaw();
+  const bus = claw.services.bus;
+  claw.services.db.close(); // the storage goes away underneath the bus
+  const errors: unknown[] = [];
+  for (let i = 0; i < 5; i++) bus.enqueueJson("q", `{"i":${i}}`, (e) => errors.push(e));
+  await bus.committed();
+  expect(errors).toHaveLength(5);
+  expect(errors[0]).toBeInstanceOf(Error);
+});
