@@ -3,6 +3,7 @@
  * reads, subscriptions with a seamless backlog→live hand-over, and retention.
  */
 import { ClawError } from "../errors.js";
+import { KeyedListeners } from "../keyed-listeners.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
 import { Subscription, type DeliverFn } from "./subscription.js";
 
@@ -56,7 +57,7 @@ export class BusService {
   private pending: Waiting[] = [];
   private afterFlush: (() => void)[] = [];
   private flushScheduled = false;
-  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly listeners = new KeyedListeners<Listener>();
   private readonly maxPayloadBytes: number;
   private readonly retention: RetentionOptions;
   private readonly sinceTrim = new Map<string, number>();
@@ -171,9 +172,7 @@ export class BusService {
     }
     for (const [bus, events] of byBus) {
       this.applyMaxEvents(bus, events.length);
-      const set = this.listeners.get(bus);
-      if (!set) continue;
-      for (const l of [...set]) {
+      for (const l of this.listeners.of(bus)) {
         try {
           l(events);
         } catch (err) {
@@ -197,13 +196,12 @@ export class BusService {
 
   /** Registers a listener for committed events of `bus`; returns its removal. */
   listen(bus: string, listener: Listener): () => void {
-    let set = this.listeners.get(bus);
-    if (!set) this.listeners.set(bus, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(bus) === set) this.listeners.delete(bus);
-    };
+    return this.listeners.listen(bus, listener);
+  }
+
+  /** Number of listeners (subscriptions, waiting reads) on `bus`. */
+  listenerCount(bus: string): number {
+    return this.listeners.count(bus);
   }
 
   /** Newest seq of `bus`. */

@@ -24,11 +24,12 @@ import { taskSchema, type TaskStatus } from "../tasks/task-schema.js";
 import { TERMINAL } from "../tasks/task-status.js";
 import { telemetryRecordSchema, type TelemetryNote } from "../tasks/telemetry.js";
 
-/** Notes the returned task and status (and whether it is terminal) for telemetry. */
-function noteStatus(note: TelemetryNote, t: { taskId: string; status: TaskStatus }): void {
+/** Notes the returned task, its status (terminal or not) and whether it was an idempotent replay. */
+function noteStatus(note: TelemetryNote, t: { taskId: string; status: TaskStatus; replayed?: boolean }): void {
   note.taskId = t.taskId;
   note.status = t.status;
   note.terminalRetrieval = TERMINAL.has(t.status);
+  if (t.replayed) note.duplicate = true;
 }
 
 const EXAMPLE_ID = "task_00000000-0000-0000-0000-000000000000";
@@ -50,7 +51,6 @@ export const runTaskOp = defineOp({
     services.tasks.telemetry.trace("run_task", (note) => {
       const r = services.tasks.runTask(args);
       noteStatus(note, r);
-      note.duplicate = r.replayed;
       return r;
     }),
 });
@@ -137,7 +137,6 @@ export const taskCreateOp = defineOp({
     services.tasks.telemetry.trace("task_create", (note) => {
       const t = services.tasks.createTask(args);
       noteStatus(note, t);
-      note.duplicate = t.replayed;
       return t;
     }),
 });
@@ -169,7 +168,6 @@ export const taskUpdateOp = defineOp({
       note.taskId = args.taskId;
       const t = services.tasks.updateTask(args);
       noteStatus(note, t);
-      note.duplicate = t.replayed;
       return t;
     }),
 });

@@ -61,7 +61,7 @@ function openSse(url: string, headers: Record<string, string> = {}): Promise<Sse
 }
 
 function listenerCount(s: TestServer, bus: string): number {
-  return (s.claw.services.bus as unknown as { listeners: Map<string, Set<unknown>> }).listeners.get(bus)?.size ?? 0;
+  return s.claw.services.bus.listenerCount(bus);
 }
 
 describe("GET /bus/<name>/events (SSE)", () => {
