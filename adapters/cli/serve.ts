@@ -14,13 +14,18 @@ Serves POST /do, GET /doc, GET /health, GET /bus/<name>/events (SSE) and /ws (We
 Flags (each also from an environment variable):
   --listen ADDR          [host]:port; ":8000" binds all interfaces      CLAW_LISTEN   (default :8000)
   --token T              require this bearer token from every peer     CLAW_TOKEN    (default: generated; loopback free)
+  --allow-origin LIST    comma-separated Origins allowed besides same-origin, e.g. http://localhost:5173   CLAW_ALLOW_ORIGIN
 ${CLAW_FLAGS_HELP}`;
 
 /** Runs the server until SIGINT/SIGTERM; resolves with the exit code. */
 export async function serve(args: ParsedArgs): Promise<number> {
   const { host, port } = parseListen(flagOrEnv(args, "listen") ?? ":8000");
   const token = flagOrEnv(args, "token");
-  const policy = createAccessPolicy({ token });
+  const allowedOrigins = (flagOrEnv(args, "allow-origin") ?? "").split(",").map((o) => o.trim()).filter(Boolean);
+  for (const o of allowedOrigins) {
+    if (!/^https?:\/\/[^/]+$/.test(o)) throw new Error(`--allow-origin "${o}" is not an origin like http://localhost:5173 (scheme://host[:port], no path)`);
+  }
+  const policy = createAccessPolicy({ token, allowedOrigins });
   const claw = createClaw({ ...clawOptionsFromFlags(args), token: policy.token });
   let http;
   try {
@@ -41,6 +46,7 @@ export async function serve(args: ParsedArgs): Promise<number> {
   log(`  project:  ${c.project}   instance: ${claw.identity.instance}`);
   if (token) log("  token:    required from every peer (--token)");
   else log(`  token:    ${policy.token}  (required from non-loopback peers; pass --token to fix one)`);
+  if (allowedOrigins.length) log(`  origins:  same-origin and ${allowedOrigins.join(", ")}`);
   log(`  guide:    ${http.url}/doc`);
 
   return new Promise<number>((resolve) => {

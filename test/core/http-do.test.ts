@@ -115,3 +115,21 @@ describe("GET /bus/<name>/events", () => {
     expect(((await r.json()) as any).error.code).toBe("invalid_args");
   });
 });
+
+describe("allowed origins", () => {
+  it("accepts a configured Origin and still refuses others", async () => {
+    const { listenHttp } = await import("../../adapters/http.js");
+    const { createAccessPolicy } = await import("../../adapters/security.js");
+    const claw = memClaw();
+    const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy: createAccessPolicy({ allowedOrigins: ["http://localhost:5173"] }) });
+    try {
+      const call = (origin: string) =>
+        fetch(`${http.url}/do`, { method: "POST", headers: { "content-type": "application/json", origin }, body: JSON.stringify({ op: "list_buses" }) });
+      expect((await call("http://localhost:5173")).status).toBe(200);
+      expect((await call("http://evil.example")).status).toBe(403);
+    } finally {
+      await http.close();
+      await claw.close();
+    }
+  });
+});
