@@ -7,6 +7,7 @@ export default defineConfig([
     dts: true,
     clean: true,
     sourcemap: true,
+    shims: true, // import.meta.url in the CJS build (the WAL checkpointer resolves better-sqlite3 with it)
     target: "node20",
     outDir: "dist",
   },
@@ -14,6 +15,7 @@ export default defineConfig([
     entry: { cli: "adapters/cli/index.ts" },
     format: ["esm"],
     target: "node20",
+    shims: true,
     outDir: "dist",
     sourcemap: true,
   },

@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ClawError } from "../errors.js";
+import { startCheckpointer } from "./checkpointer.js";
 import { acquireDbLock } from "./db-lock.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
@@ -40,6 +41,15 @@ export function openDb(path: string, options: { durability?: Durability } = {}):
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
     migrate(db, abs);
+    if (!memory) {
+      db.pragma("wal_autocheckpoint = 10000"); // a backstop under sustained writes; the worker normally gets there first
+      const stopCheckpointer = startCheckpointer(abs);
+      const release0 = release;
+      release = () => {
+        stopCheckpointer();
+        release0();
+      };
+    }
   } catch (err) {
     release();
     throw err;
