@@ -60,3 +60,21 @@ describe("store", () => {
     await b.close();
   });
 });
+
+describe("WAL checkpointer", () => {
+  it("copies committed pages into the database file off the commit path", async () => {
+    const { statSync } = await import("node:fs");
+    const db = join(tempDir(), "ckpt.db");
+    const claw = createClaw({ db });
+    try {
+      const before = statSync(db).size;
+      // ~2 MiB of events: far below the 10 000-page autocheckpoint backstop, so only the worker moves them.
+      await Promise.all(Array.from({ length: 2000 }, (_, i) => claw.bus.out({ bus: "c", payload: { i, pad: "x".repeat(1000) } })));
+      const deadline = Date.now() + 5000;
+      while (statSync(db).size < before + 1024 * 1024 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(statSync(db).size).toBeGreaterThan(before + 1024 * 1024);
+    } finally {
+      await claw.close();
+    }
+  });
+});
