@@ -1,23 +1,16 @@
 /** Steering, follow-ups, abort and busy sessions. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { tempDir } from "../helpers/claw.js";
-import { answer, callBash, stall, startFakeResponses, type FakeResponses } from "../fixtures/fake-responses.js";
-import { busPayloads, fakeClaw, until } from "./helpers.js";
+import { answer, callBash, stall, type FakeResponses } from "../fixtures/fake-responses.js";
+import { busPayloads, until, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
 
-beforeEach(async () => {
-  fake = await startFakeResponses();
-  claw = fakeClaw(fake);
-});
-afterEach(async () => {
-  await claw.close();
-  await fake.close();
-});
+withFakeClaw((f, c) => ((fake = f), (claw = c)), () => ({ fake, claw }));
 
 const sawEvent = (type: string, bus = "thebus") => async () => (await busPayloads(claw, bus)).some((e) => e.type === type);
 

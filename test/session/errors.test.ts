@@ -1,22 +1,15 @@
 /** Provider failures: retries with backoff on 429/5xx/network, none on auth, missing keys. */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer } from "../helpers/server.js";
 import { answer, fail, startFakeResponses, streamError, type FakeResponses } from "../fixtures/fake-responses.js";
-import { busPayloads, fakeClaw } from "./helpers.js";
+import { busPayloads, fakeClaw, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
 
-beforeEach(async () => {
-  fake = await startFakeResponses();
-  claw = fakeClaw(fake);
-});
-afterEach(async () => {
-  await claw.close();
-  await fake.close();
-});
+withFakeClaw((f, c) => ((fake = f), (claw = c)), () => ({ fake, claw }));
 
 describe("retries", () => {
   it("retries a 429 once (honouring retry-after) and then succeeds, with a retry event", async () => {

@@ -1,7 +1,8 @@
 /** Shared setup of the session tests: a fake Responses server and claws pointed at it. */
-import type { ClawOptions } from "../../src/index.js";
+import { afterEach, beforeEach } from "vitest";
+import type { Claw, ClawOptions } from "../../src/index.js";
 import { memClaw } from "../helpers/claw.js";
-import type { FakeResponses } from "../fixtures/fake-responses.js";
+import { startFakeResponses, type FakeResponses } from "../fixtures/fake-responses.js";
 
 /** A claw on ":memory:" whose model calls go to `fake`, with fast retries. */
 export function fakeClaw(fake: FakeResponses, options: ClawOptions = {}) {
@@ -27,4 +28,20 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     if (Date.now() > end) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * Before each test: a fake Responses server and a claw pointed at it, handed to `assign`. After
+ * each: closes the claw and server that `current` returns (a test may have replaced the claw).
+ */
+export function withFakeClaw(assign: (fake: FakeResponses, claw: Claw) => void, current: () => { fake: FakeResponses; claw: Claw }): void {
+  beforeEach(async () => {
+    const fake = await startFakeResponses();
+    assign(fake, fakeClaw(fake));
+  });
+  afterEach(async () => {
+    const { fake, claw } = current();
+    await claw.close();
+    await fake.close();
+  });
 }

@@ -1,22 +1,15 @@
 /** History: persistence across restarts, fork, compact, export, stats. */
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createClaw, type Claw } from "../../src/index.js";
 import { tempDir } from "../helpers/claw.js";
-import { answer, callBash, startFakeResponses, type FakeResponses } from "../fixtures/fake-responses.js";
-import { fakeClaw } from "./helpers.js";
+import { answer, callBash, type FakeResponses } from "../fixtures/fake-responses.js";
+import { withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
 
-beforeEach(async () => {
-  fake = await startFakeResponses();
-  claw = fakeClaw(fake);
-});
-afterEach(async () => {
-  await claw.close();
-  await fake.close();
-});
+withFakeClaw((f, c) => ((fake = f), (claw = c)), () => ({ fake, claw }));
 
 describe("persistence", () => {
   it("keeps a session and its messages across a restart of the claw (temp-file database)", async () => {

@@ -1,20 +1,13 @@
 /** The agent loop against the fake Responses server: tool round trips, bus events, bash context. */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Claw } from "../../src/index.js";
-import { answer, callBash, callTools, startFakeResponses, type FakeResponses } from "../fixtures/fake-responses.js";
-import { busPayloads, fakeClaw } from "./helpers.js";
+import { answer, callBash, callTools, type FakeResponses } from "../fixtures/fake-responses.js";
+import { busPayloads, fakeClaw, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
 
-beforeEach(async () => {
-  fake = await startFakeResponses();
-  claw = fakeClaw(fake);
-});
-afterEach(async () => {
-  await claw.close();
-  await fake.close();
-});
+withFakeClaw((f, c) => ((fake = f), (claw = c)), () => ({ fake, claw }));
 
 describe("agent loop", () => {
   it("runs a tool round trip: bash output goes back with the whole history, events land on the bus in order", async () => {
