@@ -64,11 +64,6 @@ export class Dispatcher {
     });
   }
 
-  /** Looks up an operation by name or alias. */
-  find(name: string): AnyOpDef | undefined {
-    return this.byName.get(name);
-  }
-
   /**
    * A signal aborted by the caller's own signal (if any) or by shutdown. Linked by hand because
    * AbortSignal.any leaks on Node 20 (bench/memory.ts measured +500 MiB over 200 000 calls).

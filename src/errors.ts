@@ -73,11 +73,6 @@ export class ClawError extends Error {
   }
 }
 
-/** True when `code` is one of the table's codes. */
-export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === "string" && Object.hasOwn(ERROR_TABLE, code);
-}
-
 /** HTTP status for a code. */
 export function httpStatus(code: ErrorCode): number {
   return ERROR_TABLE[code].status;

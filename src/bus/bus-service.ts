@@ -103,13 +103,7 @@ export class BusService {
   /** Publishes an already-serialised payload. */
   outJson(bus: string, payloadJson: string): Promise<OutAck> {
     if (this.closed) return Promise.reject(new ClawError("shutting_down", "the bus is closed"));
-    return new Promise<OutAck>((resolve, reject) => {
-      this.pending.push({ event: { bus, ts: Date.now(), payloadJson }, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+    return new Promise<OutAck>((resolve, reject) => this.enqueue(bus, payloadJson, resolve, reject));
   }
 
   /**
@@ -123,7 +117,12 @@ export class BusService {
       onError(new ClawError("shutting_down", "the bus is closed"));
       return;
     }
-    this.pending.push({ event: { bus, ts: Date.now(), payloadJson }, resolve: noop, reject: onError });
+    this.enqueue(bus, payloadJson, noop, onError);
+  }
+
+  /** Adds an event to the next group commit, scheduling it once per batch. */
+  private enqueue(bus: string, payloadJson: string, resolve: Waiting["resolve"], reject: Waiting["reject"]): void {
+    this.pending.push({ event: { bus, ts: Date.now(), payloadJson }, resolve, reject });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());

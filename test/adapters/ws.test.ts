@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { processAlive, waitProcessGone } from "../helpers/process.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { wsClient } from "./clients.js";
@@ -10,15 +11,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -108,9 +100,9 @@ describe("WebSocket bridge", () => {
     void c.request("bash", { script: `echo $$ > ${join(dir, "pid")}; sleep 30; touch ${join(dir, "finished")}` });
     await eventually(() => existsSync(join(dir, "pid")) && readFileSync(join(dir, "pid"), "utf8").trim() !== "");
     const pid = Number(readFileSync(join(dir, "pid"), "utf8"));
-    expect(alive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
     await c.close();
-    await eventually(() => !alive(pid));
+    expect(await waitProcessGone(pid)).toBe(true);
     expect(existsSync(join(dir, "finished"))).toBe(false);
     // The subscription is gone: publishing has no listener left to deliver to.
     await server.claw.bus.out({ bus: "gone", payload: 1 });

@@ -6,6 +6,7 @@ import type { Claw } from "../../src/index.js";
 import { tempDir } from "../helpers/claw.js";
 import { answer, callBash, stall, type FakeResponses } from "../fixtures/fake-responses.js";
 import { busPayloads, until, withFakeClaw } from "./helpers.js";
+import { processAlive, waitProcessGone } from "../helpers/process.js";
 
 let fake: FakeResponses;
 let claw: Claw;
@@ -13,15 +14,6 @@ let claw: Claw;
 withFakeClaw((f, c) => ((fake = f), (claw = c)), () => ({ fake, claw }));
 
 const sawEvent = (type: string, bus = "thebus") => async () => (await busPayloads(claw, bus)).some((e) => e.type === type);
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("steering and follow-ups", () => {
   it("delivers a steering message sent during a tool-running turn before the next model call; calls not yet started are skipped", async () => {
@@ -119,11 +111,11 @@ describe("abort", () => {
       }
     });
     const pid = Number(readFileSync(pidFile, "utf8"));
-    expect(pidAlive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
     expect(await s.abort()).toEqual({ aborted: true });
     const r = await running;
     expect(r.status).toBe("cancelled");
-    await until(() => !pidAlive(pid), 3000);
+    expect(await waitProcessGone(pid, 3000)).toBe(true);
 
     // The cancelled call has a result, so the next run sends a valid history.
     fake.script(answer("fresh start"));
