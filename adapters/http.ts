@@ -8,7 +8,7 @@ import type { Claw } from "../src/claw.js";
 import { ClawError, httpStatus } from "../src/errors.js";
 import { encodeResponse, errorResponse, parseJson, type Response } from "../src/wire.js";
 import { readBody } from "./http-body.js";
-import { checkAccess, createAccessPolicy, type AccessPolicy } from "./security.js";
+import { type AccessPolicy, checkAccess, createAccessPolicy } from "./security.js";
 import { closeSseStreams, handleSse } from "./sse.js";
 
 /** Options of the HTTP server. */
@@ -21,7 +21,11 @@ export interface HttpOptions {
 
 function send(res: ServerResponse, status: number, body: string, type = "application/json"): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { "content-type": `${type}; charset=utf-8`, "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
+  res.writeHead(status, {
+    "content-type": `${type}; charset=utf-8`,
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+  });
   res.end(body);
 }
 
@@ -38,7 +42,10 @@ async function handleDo(claw: Claw, req: IncomingMessage, res: ServerResponse, l
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") {
     req.resume();
-    throw new ClawError("unsupported_media_type", `POST /do takes Content-Type: application/json (got "${type || "none"}"); with curl add -H 'Content-Type: application/json'`);
+    throw new ClawError(
+      "unsupported_media_type",
+      `POST /do takes Content-Type: application/json (got "${type || "none"}"); with curl add -H 'Content-Type: application/json'`,
+    );
   }
   const text = await readBody(req, limit);
   const value = parseJson(text);
@@ -68,7 +75,9 @@ function decodeBusName(raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new ClawError("invalid_args", `bus name "${raw}" is not valid URL encoding`, { issues: [{ path: "bus", message: "invalid URL encoding" }] });
+    throw new ClawError("invalid_args", `bus name "${raw}" is not valid URL encoding`, {
+      issues: [{ path: "bus", message: "invalid URL encoding" }],
+    });
   }
 }
 
@@ -80,7 +89,12 @@ export function createHttpHandler(claw: Claw, options: HttpOptions = {}) {
     const url = new URL(req.url ?? "/", "http://localhost");
     const route = `${req.method} ${url.pathname}`;
     const run = async () => {
-      if (route === "GET /health") return send(res, 200, JSON.stringify({ ok: true, instance: claw.identity.instance, version: claw.identity.version }));
+      if (route === "GET /health")
+        return send(
+          res,
+          200,
+          JSON.stringify({ ok: true, instance: claw.identity.instance, version: claw.identity.version }),
+        );
       if (route === "GET /doc") {
         if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
         return send(res, 200, claw.doc(), "text/markdown");
@@ -95,7 +109,10 @@ export function createHttpHandler(claw: Claw, options: HttpOptions = {}) {
         checkAccess(req, policy);
         return handleSse(claw, req, res, decodeBusName(sse[1]!), url);
       }
-      throw new ClawError("not_found", `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /ws`);
+      throw new ClawError(
+        "not_found",
+        `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /ws`,
+      );
     };
     run().catch((err) => sendError(res, err));
   };
@@ -111,7 +128,10 @@ export interface RunningHttp {
 }
 
 /** Starts an HTTP server on `host`:`port` (port 0 picks a free one). */
-export function listenHttp(claw: Claw, options: HttpOptions & { host?: string; port?: number } = {}): Promise<RunningHttp> {
+export function listenHttp(
+  claw: Claw,
+  options: HttpOptions & { host?: string; port?: number } = {},
+): Promise<RunningHttp> {
   const server = createServer(createHttpHandler(claw, options));
   server.keepAliveTimeout = 65_000;
   return new Promise((resolve, reject) => {
@@ -119,7 +139,12 @@ export function listenHttp(claw: Claw, options: HttpOptions & { host?: string; p
     server.listen(options.port ?? 8000, options.host, () => {
       server.off("error", reject);
       const addr = server.address() as AddressInfo;
-      const host = !options.host || options.host === "::" || options.host === "0.0.0.0" ? "127.0.0.1" : options.host.includes(":") ? `[${options.host}]` : options.host;
+      const host =
+        !options.host || options.host === "::" || options.host === "0.0.0.0"
+          ? "127.0.0.1"
+          : options.host.includes(":")
+            ? `[${options.host}]`
+            : options.host;
       resolve({
         server,
         port: addr.port,

@@ -35,7 +35,12 @@ export class JsonLinesSplitter {
 
   /** Feeds a chunk; calls the handlers for every complete line in it. */
   push(chunk: Buffer | Uint8Array | string): void {
-    let buf = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let buf =
+      typeof chunk === "string"
+        ? Buffer.from(chunk, "utf8")
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10)) {
       this.take(buf.subarray(0, nl));
       this.finishLine();
@@ -84,7 +89,10 @@ export async function* readJsonLines(
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
 ): AsyncGenerator<{ line: string } | { oversize: number }> {
   const ready: ({ line: string } | { oversize: number })[] = [];
-  const splitter = new JsonLinesSplitter({ line: (line) => ready.push({ line }), oversize: (oversize) => ready.push({ oversize }) }, maxLineBytes);
+  const splitter = new JsonLinesSplitter(
+    { line: (line) => ready.push({ line }), oversize: (oversize) => ready.push({ oversize }) },
+    maxLineBytes,
+  );
   for await (const chunk of source) {
     splitter.push(chunk);
     while (ready.length > 0) yield ready.shift()!;

@@ -63,14 +63,23 @@ function bearer(req: IncomingMessage): string | undefined {
 export function checkAccess(req: IncomingMessage, policy: AccessPolicy): void {
   const loopback = isLoopbackAddress(req.socket.remoteAddress);
   if (loopback && !isLoopbackHost(req.headers.host)) {
-    throw new ClawError("forbidden", `Host "${req.headers.host ?? ""}" is not a loopback name; requests from this machine must use localhost or 127.0.0.1`);
+    throw new ClawError(
+      "forbidden",
+      `Host "${req.headers.host ?? ""}" is not a loopback name; requests from this machine must use localhost or 127.0.0.1`,
+    );
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !originAllowed(origin, req.headers.host, policy)) {
-    throw new ClawError("forbidden", `Origin ${origin} is not allowed; only same-origin requests and configured origins may call this server`);
+    throw new ClawError(
+      "forbidden",
+      `Origin ${origin} is not allowed; only same-origin requests and configured origins may call this server`,
+    );
   }
   if ((policy.tokenRequiredForAll || !loopback) && !tokenMatches(bearer(req), policy.token)) {
-    throw new ClawError("unauthorized", "missing or wrong token: send Authorization: Bearer <token> (printed by tsclaw serve at startup)");
+    throw new ClawError(
+      "unauthorized",
+      "missing or wrong token: send Authorization: Bearer <token> (printed by tsclaw serve at startup)",
+    );
   }
 }
 

@@ -26,7 +26,9 @@ export function closeSseStreams(claw: Claw): void {
 function parseCursor(name: string, text: string | null | undefined): number | undefined {
   if (text === null || text === undefined || text === "") return undefined;
   if (!/^\d{1,15}$/.test(text.trim())) {
-    throw new ClawError("invalid_args", `${name} must be a non-negative integer seq, not "${text.slice(0, 40)}"`, { issues: [{ path: name, message: "not a seq" }] });
+    throw new ClawError("invalid_args", `${name} must be a non-negative integer seq, not "${text.slice(0, 40)}"`, {
+      issues: [{ path: name, message: "not a seq" }],
+    });
   }
   return Number(text.trim());
 }
@@ -35,7 +37,10 @@ function heartbeatMs(url: URL): number {
   const v = url.searchParams.get("heartbeat");
   if (v === null) return DEFAULT_SSE_HEARTBEAT_MS;
   const s = Number(v);
-  if (!Number.isFinite(s) || s < 1 || s > 300) throw new ClawError("invalid_args", "heartbeat is seconds between comments, 1-300", { issues: [{ path: "heartbeat", message: "1-300" }] });
+  if (!Number.isFinite(s) || s < 1 || s > 300)
+    throw new ClawError("invalid_args", "heartbeat is seconds between comments, 1-300", {
+      issues: [{ path: "heartbeat", message: "1-300" }],
+    });
   return s * 1000;
 }
 
@@ -47,11 +52,17 @@ function frame(e: StoredEvent): string {
 /** Streams a bus as SSE. Throws ClawError (before any byte is sent) for a bad name or cursor. */
 export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse, bus: string, url: URL): void {
   if (!busNameSchema.safeParse(bus).success) {
-    throw new ClawError("invalid_args", `bad bus name "${bus.slice(0, 60)}": a bus name is 1-200 characters of A-Z a-z 0-9 . _ : -`, { issues: [{ path: "bus", message: "bad bus name" }] });
+    throw new ClawError(
+      "invalid_args",
+      `bad bus name "${bus.slice(0, 60)}": a bus name is 1-200 characters of A-Z a-z 0-9 . _ : -`,
+      { issues: [{ path: "bus", message: "bad bus name" }] },
+    );
   }
   // Last-Event-ID wins: EventSource reconnects to the same URL, ?after included.
   const lastEventId = req.headers["last-event-id"];
-  const after = parseCursor("Last-Event-ID", Array.isArray(lastEventId) ? lastEventId[0] : lastEventId) ?? parseCursor("after", url.searchParams.get("after"));
+  const after =
+    parseCursor("Last-Event-ID", Array.isArray(lastEventId) ? lastEventId[0] : lastEventId) ??
+    parseCursor("after", url.searchParams.get("after"));
   const interval = heartbeatMs(url);
 
   res.writeHead(200, {

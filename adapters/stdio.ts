@@ -10,7 +10,9 @@ import type { Readable, Writable } from "node:stream";
 import type { Claw } from "../src/claw.js";
 import { ClawError } from "../src/errors.js";
 import { JsonLinesSplitter } from "./jsonl.js";
-export { JsonLinesSplitter, readJsonLines, jsonLine } from "./jsonl.js";
+
+export { JsonLinesSplitter, jsonLine, readJsonLines } from "./jsonl.js";
+
 import { Peer } from "./peer.js";
 
 const SEPARATORS = /[\u2028\u2029]/;
@@ -58,7 +60,15 @@ export function runStdio(claw: Claw, options: StdioOptions): Promise<void> {
       if (outputBroken) return false;
       if (output.writableLength > highWaterMark) {
         const cursor = peer.cutSubscription(sub);
-        write(JSON.stringify({ event: "subscription_closed", sub, bus: cursor?.bus ?? null, lastSeq: cursor?.lastSeq ?? null, reason: "slow_consumer" }));
+        write(
+          JSON.stringify({
+            event: "subscription_closed",
+            sub,
+            bus: cursor?.bus ?? null,
+            lastSeq: cursor?.lastSeq ?? null,
+            reason: "slow_consumer",
+          }),
+        );
         return false;
       }
       // Stored payload text may hold raw U+2028/U+2029; escape them as responses do, for readline-based readers.
@@ -78,7 +88,14 @@ export function runStdio(claw: Claw, options: StdioOptions): Promise<void> {
           void peer.idle().then(() => input.resume());
         }
       },
-      oversize: (bytes) => peer.reject(new ClawError("payload_too_large", `line exceeds ${maxLineBytes} bytes (at least ${bytes} seen); it was skipped`, { limit: maxLineBytes })),
+      oversize: (bytes) =>
+        peer.reject(
+          new ClawError(
+            "payload_too_large",
+            `line exceeds ${maxLineBytes} bytes (at least ${bytes} seen); it was skipped`,
+            { limit: maxLineBytes },
+          ),
+        ),
     },
     maxLineBytes,
   );

@@ -7,7 +7,7 @@
  */
 import type { Claw } from "../src/claw.js";
 import { ClawError } from "../src/errors.js";
-import { Peer, type DeliveredCursor } from "./peer.js";
+import { type DeliveredCursor, Peer } from "./peer.js";
 
 /** The part of a WebSocket the bridge uses (`ws`'s WebSocket fits). */
 export interface BridgeSocket {
@@ -159,9 +159,18 @@ export function bridgeSocket(claw: Claw, socket: BridgeSocket, options: WsBridge
     message(data) {
       alive = true; // any traffic proves the peer is there
       if (ended) return;
-      const size = typeof data === "string" ? Buffer.byteLength(data) : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
+      const size =
+        typeof data === "string"
+          ? Buffer.byteLength(data)
+          : Array.isArray(data)
+            ? data.reduce((n, b) => n + b.length, 0)
+            : data.byteLength;
       if (size > maxMessageBytes) {
-        peer.reject(new ClawError("payload_too_large", `message is ${size} bytes; the limit is ${maxMessageBytes}`, { limit: maxMessageBytes }));
+        peer.reject(
+          new ClawError("payload_too_large", `message is ${size} bytes; the limit is ${maxMessageBytes}`, {
+            limit: maxMessageBytes,
+          }),
+        );
         return;
       }
       peer.receive(typeof data === "string" ? data : toBuffer(data).toString("utf8"));

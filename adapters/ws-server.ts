@@ -2,13 +2,13 @@
  * The WebSocket endpoint /ws on an HTTP server: checks Origin, Host and token before accepting
  * the upgrade (the same rules as /do), then hands each socket to the bridge.
  */
-import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
+import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 import type { Claw } from "../src/claw.js";
 import { ClawError, toClawError } from "../src/errors.js";
 import { encodeResponse, errorResponse } from "../src/wire.js";
-import { checkAccess, type AccessPolicy } from "./security.js";
+import { type AccessPolicy, checkAccess } from "./security.js";
 import { bridgeSocket, type WsBridgeOptions } from "./ws-bridge.js";
 
 /** Options of {@link attachWebSocket}. */
@@ -50,7 +50,8 @@ export function attachWebSocket(claw: Claw, server: Server, options: WebSocketOp
     socket.on("error", () => socket.destroy());
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
-      if (url.pathname !== path) throw new ClawError("not_found", `no WebSocket endpoint at ${url.pathname}; use ${path}`);
+      if (url.pathname !== path)
+        throw new ClawError("not_found", `no WebSocket endpoint at ${url.pathname}; use ${path}`);
       checkAccess(req, options.policy);
     } catch (err) {
       refuse(socket, err);

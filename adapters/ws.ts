@@ -3,7 +3,14 @@
  * access policy as the HTTP server); `bridgeSocket` bridges any socket of the same shape.
  * @module tsclaw/ws
  */
-export { attachWebSocket, type AttachedWebSocket, type WebSocketOptions } from "./ws-server.js";
-export { bridgeSocket, SLOW_CONSUMER_CLOSE, type BridgeSocket, type WsBridge, type WsBridgeOptions } from "./ws-bridge.js";
-export { createAccessPolicy, type AccessPolicy } from "./security.js";
+
 export type { DeliveredCursor } from "./peer.js";
+export { type AccessPolicy, createAccessPolicy } from "./security.js";
+export {
+  type BridgeSocket,
+  bridgeSocket,
+  SLOW_CONSUMER_CLOSE,
+  type WsBridge,
+  type WsBridgeOptions,
+} from "./ws-bridge.js";
+export { type AttachedWebSocket, attachWebSocket, type WebSocketOptions } from "./ws-server.js";

@@ -5,10 +5,10 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { createClaw, type Claw } from "../src/index.js";
+import { type Claw, createClaw } from "../src/index.js";
 import { now, size, tempDir } from "./measure.js";
 import { openRawDb, rawInserter } from "./raw-db.js";
-import { row, type Row } from "./table.js";
+import { type Row, row } from "./table.js";
 
 function rawTrue(): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -35,7 +35,10 @@ async function timeTrue(claw: Claw, runs: number): Promise<{ ts: number; raw: nu
 
 async function tsSeq(claw: Claw, lines: number): Promise<number> {
   const t0 = now();
-  const r = await claw.bash({ script: `seq 1 ${lines}`, stdoutLineEvent: { template: { line: "{payload}" }, bus: `seq-${Math.random()}` } });
+  const r = await claw.bash({
+    script: `seq 1 ${lines}`,
+    stdoutLineEvent: { template: { line: "{payload}" }, bus: `seq-${Math.random()}` },
+  });
   if (r.exitCode !== 0) throw new Error("seq failed");
   return now() - t0;
 }

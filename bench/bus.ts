@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createClaw } from "../src/index.js";
 import { now, pool, size, tempDir } from "./measure.js";
 import { openRawDb, rawInserter, samplePayload } from "./raw-db.js";
-import { row, type Row } from "./table.js";
+import { type Row, row } from "./table.js";
 
 const IN_FLIGHT = 1000;
 

@@ -18,7 +18,14 @@ function post(i: number): Promise<number> {
   const body = JSON.stringify({ op: "out", args: { payload: samplePayload(i) }, id: i });
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode ?? 0));
@@ -52,5 +59,7 @@ await Promise.all(
   }),
 );
 const ms = performance.now() - t0;
-process.stdout.write(`${JSON.stringify({ ok, errors, ms, p50: percentile(latencies, 50), p99: percentile(latencies, 99) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ok, errors, ms, p50: percentile(latencies, 50), p99: percentile(latencies, 99) })}\n`,
+);
 agent.destroy();

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { listenHttp } from "../adapters/http.js";
 import { createClaw } from "../src/index.js";
 import { SMOKE, size, spawnBenchScript, tempDir, waitForMessage } from "./measure.js";
-import { row, type Row } from "./table.js";
+import { type Row, row } from "./table.js";
 
 const CONCURRENCY = 50;
 
@@ -34,12 +34,19 @@ function listenEcho(): Promise<{ url: string; server: Server }> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
+      res.writeHead(200, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(body),
+      });
       res.end(body);
     });
   });
   server.keepAliveTimeout = 65_000;
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/do` })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/do` }),
+    ),
+  );
 }
 
 /** Runs the scenario. */

@@ -1,5 +1,5 @@
 /** Shared bench helpers: sizes (full or smoke), clocks, percentiles, temp files, child scripts. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -55,7 +55,11 @@ export async function pool(concurrency: number, total: number, worker: (i: numbe
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
 /** Spawns a TypeScript file of bench/ in a separate node process (through tsx). */
-export function spawnBenchScript(file: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): ChildProcess {
+export function spawnBenchScript(
+  file: string,
+  args: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", join(BENCH_DIR, file), ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },

@@ -11,7 +11,7 @@ import { attachWebSocket } from "../adapters/ws-server.js";
 import { createClaw } from "../src/index.js";
 import { childMessages, gc, pool, rssMiB, size, spawnBenchScript, tempDir } from "./measure.js";
 import { samplePayload } from "./raw-db.js";
-import { row, type Row } from "./table.js";
+import { type Row, row } from "./table.js";
 
 /** Bounds on RSS growth, in MiB. */
 const BOUND = { events: 160, tasks: 160, stalled: 96, calls: 64 };
@@ -40,7 +40,15 @@ async function events(dir: string, n: number): Promise<Row> {
     const before = settledRss();
     const peak = await peakRss(() => pool(1000, n, (i) => claw.bus.out({ payload: samplePayload(i) })));
     const after = settledRss();
-    return row({ scenario: `RSS growth, ${n} events stored`, unit: "MiB", tsclaw: after - before, baseline: before, ratio: null, target: { op: "<=", value: BOUND.events, of: "tsclaw" }, note: `peak during ${(peak - before).toFixed(0)} MiB above the fresh claw's ${before.toFixed(0)} MiB` });
+    return row({
+      scenario: `RSS growth, ${n} events stored`,
+      unit: "MiB",
+      tsclaw: after - before,
+      baseline: before,
+      ratio: null,
+      target: { op: "<=", value: BOUND.events, of: "tsclaw" },
+      note: `peak during ${(peak - before).toFixed(0)} MiB above the fresh claw's ${before.toFixed(0)} MiB`,
+    });
   } finally {
     await claw.close();
   }
@@ -49,7 +57,12 @@ async function events(dir: string, n: number): Promise<Row> {
 async function tasks(dir: string, n: number): Promise<Row> {
   const fakeChild = spawnBenchScript("fake-model.ts");
   const { url } = (await childMessages(fakeChild).next((m) => typeof m.url === "string")) as { url: string };
-  const claw = createClaw({ db: join(dir, "tasks.db"), project: "bench", baseURL: url, env: { ...process.env, OPENROUTER_API_KEY: "bench" } });
+  const claw = createClaw({
+    db: join(dir, "tasks.db"),
+    project: "bench",
+    baseURL: url,
+    env: { ...process.env, OPENROUTER_API_KEY: "bench" },
+  });
   try {
     const before = settledRss();
     const sessions = 100;
@@ -63,7 +76,15 @@ async function tasks(dir: string, n: number): Promise<Row> {
       }),
     );
     const after = settledRss();
-    return row({ scenario: `RSS growth, ${n} tasks run`, unit: "MiB", tsclaw: after - before, baseline: before, ratio: null, target: { op: "<=", value: BOUND.tasks, of: "tsclaw" }, note: `run_task + check_task over ${sessions} sessions against the fake model; peak ${(peak - before).toFixed(0)} MiB` });
+    return row({
+      scenario: `RSS growth, ${n} tasks run`,
+      unit: "MiB",
+      tsclaw: after - before,
+      baseline: before,
+      ratio: null,
+      target: { op: "<=", value: BOUND.tasks, of: "tsclaw" },
+      note: `run_task + check_task over ${sessions} sessions against the fake model; peak ${(peak - before).toFixed(0)} MiB`,
+    });
   } finally {
     await claw.close();
     fakeChild.kill("SIGTERM");
@@ -73,7 +94,9 @@ async function tasks(dir: string, n: number): Promise<Row> {
 async function stalled(dir: string, n: number): Promise<Row> {
   const claw = createClaw({ db: join(dir, "stall.db"), project: "bench" });
   const http = await listenHttp(claw, { host: "127.0.0.1", port: 0 });
-  const ws = attachWebSocket(claw, http.server, { policy: { token: "unused", tokenRequiredForAll: false, allowedOrigins: [] } });
+  const ws = attachWebSocket(claw, http.server, {
+    policy: { token: "unused", tokenRequiredForAll: false, allowedOrigins: [] },
+  });
   const child = spawnBenchScript("ws-clients.ts", [`${http.url.replace("http", "ws")}/ws`, "stall", "1", String(n)]);
   try {
     await childMessages(child).next((m) => m.ready === true);
@@ -87,7 +110,9 @@ async function stalled(dir: string, n: number): Promise<Row> {
       baseline: before,
       ratio: null,
       target: { op: "<=", value: BOUND.stalled, of: "tsclaw" },
-      note: cut ? "the stalled subscriber was closed (4008) at the send-buffer high-water mark" : "the stalled subscriber was NOT closed",
+      note: cut
+        ? "the stalled subscriber was closed (4008) at the send-buffer high-water mark"
+        : "the stalled subscriber was NOT closed",
     });
   } finally {
     child.kill("SIGKILL");
@@ -100,11 +125,21 @@ async function stalled(dir: string, n: number): Promise<Row> {
 async function calls(n: number): Promise<Row> {
   const claw = createClaw({ db: ":memory:", project: "bench" });
   try {
-    for (let i = 0; i < 1000; i++) await claw.do({ op: "read", args: { bus: "none" } }, { transport: "http", signal: new AbortController().signal });
+    for (let i = 0; i < 1000; i++)
+      await claw.do({ op: "read", args: { bus: "none" } }, { transport: "http", signal: new AbortController().signal });
     const before = settledRss();
-    for (let i = 0; i < n; i++) await claw.do({ op: "read", args: { bus: "none" } }, { transport: "http", signal: new AbortController().signal });
+    for (let i = 0; i < n; i++)
+      await claw.do({ op: "read", args: { bus: "none" } }, { transport: "http", signal: new AbortController().signal });
     const after = settledRss();
-    return row({ scenario: `RSS growth, ${n} calls with a caller signal`, unit: "MiB", tsclaw: after - before, baseline: before, ratio: null, target: { op: "<=", value: BOUND.calls, of: "tsclaw" }, note: "claw.do of read with an AbortSignal per call, as /do, WebSocket and stdio call it; after GC" });
+    return row({
+      scenario: `RSS growth, ${n} calls with a caller signal`,
+      unit: "MiB",
+      tsclaw: after - before,
+      baseline: before,
+      ratio: null,
+      target: { op: "<=", value: BOUND.calls, of: "tsclaw" },
+      note: "claw.do of read with an AbortSignal per call, as /do, WebSocket and stdio call it; after GC",
+    });
   } finally {
     await claw.close();
   }
@@ -114,7 +149,12 @@ async function calls(n: number): Promise<Row> {
 export async function run(): Promise<Row[]> {
   const tmp = tempDir();
   try {
-    return [await events(tmp.dir, size(1_000_000, 20_000)), await tasks(tmp.dir, size(10_000, 200)), await stalled(tmp.dir, size(100_000, 20_000)), await calls(size(200_000, 30_000))];
+    return [
+      await events(tmp.dir, size(1_000_000, 20_000)),
+      await tasks(tmp.dir, size(10_000, 200)),
+      await stalled(tmp.dir, size(100_000, 20_000)),
+      await calls(size(200_000, 30_000)),
+    ];
   } finally {
     tmp.remove();
   }

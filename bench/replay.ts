@@ -2,12 +2,13 @@
  * Replay: read N stored events by cursor (`read`, pages of 1 000, payloads parsed) vs a raw
  * `SELECT … WHERE rowid > ?` scan in pages of 1 000 that also parses each payload's JSON.
  */
-import Database from "better-sqlite3";
+
 import { join } from "node:path";
-import { createClaw, type Claw } from "../src/index.js";
+import Database from "better-sqlite3";
+import { type Claw, createClaw } from "../src/index.js";
 import { now, pool, size, tempDir } from "./measure.js";
 import { samplePayload } from "./raw-db.js";
-import { row, type Row } from "./table.js";
+import { type Row, row } from "./table.js";
 
 const PAGE = 1000;
 
@@ -41,7 +42,9 @@ async function replayTsclaw(claw: Claw): Promise<{ ms: number; count: number }> 
 }
 
 function replayRaw(db: Database.Database): { ms: number; count: number } {
-  const select = db.prepare<[number, number], { id: number; ts: number; payload: string }>("SELECT id, ts, payload FROM raw WHERE rowid > ? ORDER BY rowid LIMIT ?");
+  const select = db.prepare<[number, number], { id: number; ts: number; payload: string }>(
+    "SELECT id, ts, payload FROM raw WHERE rowid > ? ORDER BY rowid LIMIT ?",
+  );
   const t0 = now();
   let after = 0;
   let count = 0;
@@ -74,7 +77,8 @@ export async function run(): Promise<Row[]> {
     replayRaw(raw);
     const ts = [await replayTsclaw(claw), await replayTsclaw(claw)].sort((a, b) => a.ms - b.ms)[0]!;
     const base = [replayRaw(raw), replayRaw(raw)].sort((a, b) => a.ms - b.ms)[0]!;
-    if (ts.count !== n || base.count !== n) throw new Error(`replay counted ${ts.count} / ${base.count}, expected ${n}`);
+    if (ts.count !== n || base.count !== n)
+      throw new Error(`replay counted ${ts.count} / ${base.count}, expected ${n}`);
     return [
       row({
         scenario: "replay by cursor",

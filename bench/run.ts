@@ -28,7 +28,10 @@ function runScenario(name: string, profDir?: string): Promise<Row[]> {
   args.push(join(BENCH_DIR, "child.ts"), name);
   if (SMOKE) args.push("--smoke");
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, BENCH_SMOKE: SMOKE ? "1" : "" } });
+    const child = spawn(process.execPath, args, {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, BENCH_SMOKE: SMOKE ? "1" : "" },
+    });
     let out = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (c: string) => (out += c));
@@ -62,7 +65,16 @@ for (const name of names) {
   } catch (err) {
     crashed++;
     process.stderr.write(`bench: ${(err as Error).message}\n`);
-    rows.push({ scenario: name, unit: "", tsclaw: null, baseline: null, ratio: null, target: null, pass: false, note: `failed: ${(err as Error).message.slice(0, 200)}` });
+    rows.push({
+      scenario: name,
+      unit: "",
+      tsclaw: null,
+      baseline: null,
+      ratio: null,
+      target: null,
+      pass: false,
+      note: `failed: ${(err as Error).message.slice(0, 200)}`,
+    });
   }
   process.stderr.write(`bench: ${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 }
@@ -81,9 +93,13 @@ const report = {
 const file = join(resultsDir, only?.length ? "partial.json" : SMOKE ? "smoke.json" : "latest.json");
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 
-process.stdout.write(`\ntsclaw bench${SMOKE ? " (smoke sizes)" : ""}: ${report.node}, ${report.cpus} cpus, ${report.seconds} s\n\n`);
+process.stdout.write(
+  `\ntsclaw bench${SMOKE ? " (smoke sizes)" : ""}: ${report.node}, ${report.cpus} cpus, ${report.seconds} s\n\n`,
+);
 process.stdout.write(`${formatTable(rows)}\n`);
 if (process.argv.includes("--markdown")) process.stdout.write(`\n${formatMarkdown(rows)}\n`);
 const missed = rows.filter((r) => r.pass === false).length;
-process.stdout.write(`\n${rows.filter((r) => r.pass === true).length} met, ${missed} missed, ${crashed} crashed; written to ${file}\n`);
+process.stdout.write(
+  `\n${rows.filter((r) => r.pass === true).length} met, ${missed} missed, ${crashed} crashed; written to ${file}\n`,
+);
 process.exit(crashed > 0 || (missed > 0 && process.argv.includes("--strict")) ? 1 : 0);

@@ -35,12 +35,22 @@ export interface Row {
 
 /** Builds a row, computing the ratio (tsclaw ÷ baseline unless given) and pass. */
 export function row(r: Omit<Row, "ratio" | "pass"> & { ratio?: number | null }): Row {
-  const ratio = r.ratio !== undefined ? r.ratio : r.tsclaw !== null && r.baseline !== null && r.baseline !== 0 ? r.tsclaw / r.baseline : null;
+  const ratio =
+    r.ratio !== undefined
+      ? r.ratio
+      : r.tsclaw !== null && r.baseline !== null && r.baseline !== 0
+        ? r.tsclaw / r.baseline
+        : null;
   let pass: boolean | null = null;
   if (r.target) {
     const figure = (r.target.of ?? "ratio") === "ratio" ? ratio : r.tsclaw;
     if (figure !== null && Number.isFinite(figure)) {
-      pass = r.target.op === ">=" ? figure >= r.target.value : r.target.op === "<=" ? figure <= r.target.value : figure < r.target.value;
+      pass =
+        r.target.op === ">="
+          ? figure >= r.target.value
+          : r.target.op === "<="
+            ? figure <= r.target.value
+            : figure < r.target.value;
     }
   }
   return { ...r, ratio, pass };
@@ -70,12 +80,26 @@ function fmtTarget(t: Target | null): string {
 /** Renders rows as a fixed-width text table. */
 export function formatTable(rows: readonly Row[]): string {
   const head = ["scenario", "unit", "tsclaw", "baseline", "ratio", "target", "result"];
-  const body = rows.map((r) => [r.scenario, r.unit, fmt(r.tsclaw), fmt(r.baseline), fmt(r.ratio), fmtTarget(r.target), r.pass === null ? (r.tsclaw === null ? "n/a" : "-") : r.pass ? "pass" : "MISS"]);
+  const body = rows.map((r) => [
+    r.scenario,
+    r.unit,
+    fmt(r.tsclaw),
+    fmt(r.baseline),
+    fmt(r.ratio),
+    fmtTarget(r.target),
+    r.pass === null ? (r.tsclaw === null ? "n/a" : "-") : r.pass ? "pass" : "MISS",
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const out = [line(head), widths.map((w) => "-".repeat(w)).join("  ")];
   for (const b of body) out.push(line(b));
-  const notes = rows.filter((r) => r.note || r.ratioNote).map((r) => `  ${r.scenario}: ${[r.ratioNote, r.note].filter(Boolean).join("; ")}`);
+  const notes = rows
+    .filter((r) => r.note || r.ratioNote)
+    .map((r) => `  ${r.scenario}: ${[r.ratioNote, r.note].filter(Boolean).join("; ")}`);
   if (notes.length) out.push("", "notes:", ...notes);
   return out.join("\n");
 }
@@ -84,7 +108,9 @@ export function formatTable(rows: readonly Row[]): string {
 export function formatMarkdown(rows: readonly Row[]): string {
   const out = ["| scenario | unit | tsclaw | baseline | ratio | target | result |", "|---|---|--:|--:|--:|---|---|"];
   for (const r of rows) {
-    out.push(`| ${r.scenario} | ${r.unit} | ${fmt(r.tsclaw)} | ${fmt(r.baseline)} | ${fmt(r.ratio)} | ${fmtTarget(r.target)} | ${r.pass === null ? (r.tsclaw === null ? "n/a" : "-") : r.pass ? "pass" : "miss"} |`);
+    out.push(
+      `| ${r.scenario} | ${r.unit} | ${fmt(r.tsclaw)} | ${fmt(r.baseline)} | ${fmt(r.ratio)} | ${fmtTarget(r.target)} | ${r.pass === null ? (r.tsclaw === null ? "n/a" : "-") : r.pass ? "pass" : "miss"} |`,
+    );
   }
   return out.join("\n");
 }

@@ -6,15 +6,16 @@
  * `openai` streaming calls to the same fake server: throughput and the overhead beyond the
  * model's own time.
  */
-import Database from "better-sqlite3";
-import { createServer, Agent, request, type ServerResponse } from "node:http";
+
+import { Agent, createServer, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { listenHttp } from "../adapters/http.js";
-import { createClaw, type Claw } from "../src/index.js";
+import { type Claw, createClaw } from "../src/index.js";
 import { childMessages, now, percentile, pool, size, spawnBenchScript, tempDir } from "./measure.js";
-import { row, type Row } from "./table.js";
+import { type Row, row } from "./table.js";
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
@@ -22,12 +23,22 @@ function postJson(url: string, body: unknown): Promise<{ status: number; text: s
   const u = new URL(url);
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({ agent, host: u.hostname, port: u.port, path: u.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      {
+        agent,
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on("error", reject);
     req.end(data);
   });
@@ -38,7 +49,9 @@ async function wakeTsclaw(claw: Claw, url: string, n: number): Promise<number[]>
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const task = await claw.task.create({ title: `wake ${i}` });
-    const answered = postJson(`${url}/do`, { op: "check_task", args: { taskId: task.taskId, waitMs: 30_000 } }).then(() => now());
+    const answered = postJson(`${url}/do`, { op: "check_task", args: { taskId: task.taskId, waitMs: 30_000 } }).then(
+      () => now(),
+    );
     // Start the change only once the server is really waiting (check_task counted the poll).
     for (let k = 0; (await claw.task.get({ taskId: task.taskId })).pollCount < 1; k++) {
       if (k > 1000) throw new Error("check_task never started waiting");
@@ -90,7 +103,11 @@ async function wakeRaw(file: string, n: number): Promise<number[]> {
   return out;
 }
 
-async function runTasks(claw: Claw, sessions: number, perSession: number): Promise<{ ms: number; durations: number[] }> {
+async function runTasks(
+  claw: Claw,
+  sessions: number,
+  perSession: number,
+): Promise<{ ms: number; durations: number[] }> {
   const durations: number[] = [];
   const t0 = now();
   await pool(sessions, sessions, async (s) => {
@@ -99,21 +116,30 @@ async function runTasks(claw: Claw, sessions: number, perSession: number): Promi
       const t = await claw.task.run({ prompt: `task ${i}`, sessionKey: `bench-${s}` });
       let c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
       while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
-      if (c.task.status !== "completed") throw new Error(`task ended ${c.task.status}: ${JSON.stringify(c.task.error)}`);
+      if (c.task.status !== "completed")
+        throw new Error(`task ended ${c.task.status}: ${JSON.stringify(c.task.error)}`);
       durations.push(now() - start);
     }
   });
   return { ms: now() - t0, durations };
 }
 
-async function rawCalls(baseURL: string, sessions: number, perSession: number): Promise<{ ms: number; durations: number[] }> {
+async function rawCalls(
+  baseURL: string,
+  sessions: number,
+  perSession: number,
+): Promise<{ ms: number; durations: number[] }> {
   const client = new OpenAI({ baseURL, apiKey: "bench" });
   const durations: number[] = [];
   const t0 = now();
   await pool(sessions, sessions, async () => {
     for (let i = 0; i < perSession; i++) {
       const start = now();
-      const stream = await client.responses.create({ model: "fake", input: [{ role: "user", content: `task ${i}` }], stream: true });
+      const stream = await client.responses.create({
+        model: "fake",
+        input: [{ role: "user", content: `task ${i}` }],
+        stream: true,
+      });
       for await (const ev of stream) if (ev.type === "response.completed") break;
       durations.push(now() - start);
     }
@@ -129,7 +155,12 @@ export async function run(): Promise<Row[]> {
   const tmp = tempDir();
   const fakeChild = spawnBenchScript("fake-model.ts");
   const { url: fakeUrl } = (await childMessages(fakeChild).next((m) => typeof m.url === "string")) as { url: string };
-  const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench", baseURL: fakeUrl, env: { ...process.env, OPENROUTER_API_KEY: "bench" } });
+  const claw = createClaw({
+    db: join(tmp.dir, "claw.db"),
+    project: "bench",
+    baseURL: fakeUrl,
+    env: { ...process.env, OPENROUTER_API_KEY: "bench" },
+  });
   const http = await listenHttp(claw, { host: "127.0.0.1", port: 0 });
   try {
     await wakeTsclaw(claw, http.url, size(50, 10)); // warm-up
@@ -144,8 +175,23 @@ export async function run(): Promise<Row[]> {
     const total = sessions * perSession;
     const p = (xs: number[], q: number) => percentile(xs, q);
     return [
-      row({ scenario: "check_task wake-up p50", unit: "ms", tsclaw: p(ts, 50), baseline: p(raw, 50), target: null, ratioNote: "time tsclaw ÷ raw (lower is better)", note: `${wakes} tasks; raw = node:http long poll woken after a SQLite UPDATE` }),
-      row({ scenario: "check_task wake-up p99", unit: "ms", tsclaw: p(ts, 99), baseline: p(raw, 99), target: { op: "<", value: 5, of: "tsclaw" }, ratioNote: "time tsclaw ÷ raw (lower is better)" }),
+      row({
+        scenario: "check_task wake-up p50",
+        unit: "ms",
+        tsclaw: p(ts, 50),
+        baseline: p(raw, 50),
+        target: null,
+        ratioNote: "time tsclaw ÷ raw (lower is better)",
+        note: `${wakes} tasks; raw = node:http long poll woken after a SQLite UPDATE`,
+      }),
+      row({
+        scenario: "check_task wake-up p99",
+        unit: "ms",
+        tsclaw: p(ts, 99),
+        baseline: p(raw, 99),
+        target: { op: "<", value: 5, of: "tsclaw" },
+        ratioNote: "time tsclaw ÷ raw (lower is better)",
+      }),
       row({
         scenario: "run_task + check_task (fake model)",
         unit: "tasks/s",

@@ -9,15 +9,20 @@ import { join } from "node:path";
 import { WebSocketServer } from "ws";
 import { listenHttp } from "../adapters/http.js";
 import { attachWebSocket } from "../adapters/ws-server.js";
-import { createClaw, type Claw } from "../src/index.js";
+import { type Claw, createClaw } from "../src/index.js";
 import { childMessages, gc, now, pool, SMOKE, size, spawnBenchScript, tempDir } from "./measure.js";
 import { samplePayload } from "./raw-db.js";
-import { row, type Row } from "./table.js";
+import { type Row, row } from "./table.js";
 
 const CLIENTS = 100;
 const BATCH = 1000;
 
-async function fanOut(url: string, mode: "tsclaw" | "raw", events: number, publish: () => Promise<void>): Promise<number> {
+async function fanOut(
+  url: string,
+  mode: "tsclaw" | "raw",
+  events: number,
+  publish: () => Promise<void>,
+): Promise<number> {
   const child = spawnBenchScript("ws-clients.ts", [url, mode, String(CLIENTS), String(events)]);
   const msgs = childMessages(child);
   await msgs.next((m) => m.ready === true);
@@ -55,9 +60,14 @@ export async function run(): Promise<Row[]> {
     gc();
     const claw = createClaw({ db: join(tmp.dir, `claw-${r}.db`), project: "bench" });
     const http = await listenHttp(claw, { host: "127.0.0.1", port: 0 });
-    const ws = attachWebSocket(claw, http.server, { policy: { token: "unused", tokenRequiredForAll: false, allowedOrigins: [] } });
+    const ws = attachWebSocket(claw, http.server, {
+      policy: { token: "unused", tokenRequiredForAll: false, allowedOrigins: [] },
+    });
     try {
-      tsMs = Math.min(tsMs, await fanOut(`${http.url.replace("http", "ws")}/ws`, "tsclaw", events, () => publishTsclaw(claw, events)));
+      tsMs = Math.min(
+        tsMs,
+        await fanOut(`${http.url.replace("http", "ws")}/ws`, "tsclaw", events, () => publishTsclaw(claw, events)),
+      );
     } finally {
       ws.close();
       await http.close();
@@ -69,7 +79,12 @@ export async function run(): Promise<Row[]> {
     const wss = new WebSocketServer({ port: 0, host: "127.0.0.1", perMessageDeflate: false });
     await new Promise((r) => wss.once("listening", r));
     try {
-      rawMs = Math.min(rawMs, await fanOut(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, "raw", events, () => publishRaw(wss, events)));
+      rawMs = Math.min(
+        rawMs,
+        await fanOut(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, "raw", events, () =>
+          publishRaw(wss, events),
+        ),
+      );
     } finally {
       for (const c of wss.clients) c.terminate();
       wss.close();

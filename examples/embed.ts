@@ -16,7 +16,11 @@ try {
   console.log(`out: seq ${ack.seq} on ${ack.bus}`);
 
   // 2. bash; every stdout line also becomes an event, committed before the result returns.
-  const r = await claw.bash({ script: "printf 'one\\ntwo\\n'", timeout: "10s", stdoutLineEvent: { template: { line: "{payload}" }, bus: "embed" } });
+  const r = await claw.bash({
+    script: "printf 'one\\ntwo\\n'",
+    timeout: "10s",
+    stdoutLineEvent: { template: { line: "{payload}" }, bus: "embed" },
+  });
   console.log(`bash: exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}`);
 
   // 3. Read with a cursor; iterate from the start with an async iterator.

@@ -18,10 +18,15 @@ async function call(op: string, args: unknown): Promise<any> {
     try {
       const res = await fetch(`${url}/do`, {
         method: "POST",
-        headers: { "content-type": "application/json", ...(process.env.CLAW_TOKEN ? { authorization: `Bearer ${process.env.CLAW_TOKEN}` } : {}) },
+        headers: {
+          "content-type": "application/json",
+          ...(process.env.CLAW_TOKEN ? { authorization: `Bearer ${process.env.CLAW_TOKEN}` } : {}),
+        },
         body: JSON.stringify({ op, args }),
       });
-      const body = (await res.json()) as { ok: true; result: any } | { ok: false; error: { code: string; message: string; retryable: boolean } };
+      const body = (await res.json()) as
+        | { ok: true; result: any }
+        | { ok: false; error: { code: string; message: string; retryable: boolean } };
       if (body.ok) return body.result;
       if (!body.error.retryable || attempt >= 5) throw new Error(`${op}: ${body.error.code}: ${body.error.message}`);
     } catch (err) {
@@ -42,4 +47,6 @@ while (next) {
   next = check.nextAction;
 }
 if (check?.isActionable) console.log(`needs attention; resume with ${JSON.stringify(check.nextAction)}`);
-console.log(JSON.stringify({ taskId: started.taskId, status: check?.task.status, summary: check?.task.summary ?? null }));
+console.log(
+  JSON.stringify({ taskId: started.taskId, status: check?.task.status, summary: check?.task.summary ?? null }),
+);

@@ -10,8 +10,16 @@ import { attachWebSocket, createAccessPolicy } from "../adapters/ws.js"; // from
 import { createClaw } from "../src/index.js"; // from "tsclaw"
 
 const policy = createAccessPolicy({ token: process.env.CLAW_TOKEN || undefined });
-const claw = createClaw({ db: process.env.CLAW_DB ?? ":memory:", baseURL: process.env.CLAW_BASE_URL || undefined, token: policy.token });
-const http = await listenHttp(claw, { host: process.env.HOST ?? "127.0.0.1", port: Number(process.env.PORT ?? 8000), policy });
+const claw = createClaw({
+  db: process.env.CLAW_DB ?? ":memory:",
+  baseURL: process.env.CLAW_BASE_URL || undefined,
+  token: policy.token,
+});
+const http = await listenHttp(claw, {
+  host: process.env.HOST ?? "127.0.0.1",
+  port: Number(process.env.PORT ?? 8000),
+  policy,
+});
 const ws = attachWebSocket(claw, http.server, { policy });
 (claw.config as { url?: string }).url = http.url; // bash started by agents finds its way back
 

@@ -17,7 +17,9 @@ const afterFlag = flag("after");
 const count = Number(flag("count") ?? Infinity);
 const bus = argv[0] ?? "thebus";
 const url = `${(process.env.CLAW_URL || "http://127.0.0.1:8000").replace(/^http/, "ws").replace(/\/+$/, "")}/ws`;
-const headers: Record<string, string> = process.env.CLAW_TOKEN ? { authorization: `Bearer ${process.env.CLAW_TOKEN}` } : {};
+const headers: Record<string, string> = process.env.CLAW_TOKEN
+  ? { authorization: `Bearer ${process.env.CLAW_TOKEN}` }
+  : {};
 
 /** The last seq handled; undefined until known (then: only new events). */
 let lastSeq: number | undefined = afterFlag === undefined ? undefined : Number(afterFlag);
@@ -28,7 +30,9 @@ function connect(): void {
   const ws = new WebSocket(url, { headers });
   ws.on("open", () => {
     delay = 100;
-    ws.send(JSON.stringify({ op: "subscribe", args: lastSeq === undefined ? { bus } : { bus, after: lastSeq }, id: "sub" }));
+    ws.send(
+      JSON.stringify({ op: "subscribe", args: lastSeq === undefined ? { bus } : { bus, after: lastSeq }, id: "sub" }),
+    );
   });
   ws.on("message", (data) => {
     const frame = JSON.parse(data.toString());

@@ -6,14 +6,14 @@ import { SessionService } from "./agent/session-service.js";
 import { BashRunner } from "./bash/bash-runner.js";
 import { BusService } from "./bus/bus-service.js";
 import { catalog } from "./catalog.js";
-import { resolveConfig, type ClawConfig, type ClawOptions } from "./config.js";
-import { Dispatcher, type CallContext } from "./dispatch.js";
+import { type ClawConfig, type ClawOptions, resolveConfig } from "./config.js";
+import { type CallContext, Dispatcher } from "./dispatch.js";
 import { renderGuide } from "./doc/markdown.js";
-import { loadIdentity, type Identity } from "./identity.js";
 import { createBusHandle } from "./handles/bus-handle.js";
 import type { Caller, OpInput } from "./handles/caller.js";
 import { createSessionHandle } from "./handles/session-handle.js";
 import { createTaskHandle } from "./handles/task-handle.js";
+import { type Identity, loadIdentity } from "./identity.js";
 import { OPS } from "./ops/index.js";
 import type { Services } from "./services.js";
 import { openDb } from "./store/db.js";
@@ -28,7 +28,10 @@ export function createClaw(options: ClawOptions = {}) {
   const opened = openDb(config.db, { durability: config.durability });
   const db = opened.db;
   const identity: Identity = loadIdentity(db, config.name, config.project);
-  const bus = new BusService(createSqliteEventStore(db), { maxPayloadBytes: config.limits.maxPayloadBytes, retention: config.retention });
+  const bus = new BusService(createSqliteEventStore(db), {
+    maxPayloadBytes: config.limits.maxPayloadBytes,
+    retention: config.retention,
+  });
   const bash = new BashRunner(bus, {
     maxConcurrent: config.limits.maxBashProcesses,
     outputCapBytes: config.limits.bashOutputBytes,
@@ -58,7 +61,10 @@ export function createClaw(options: ClawOptions = {}) {
     /** Tasks. */
     task: createTaskHandle(call),
     /** Continuity memory (memory_add, memory_search). */
-    memory: { add: (args: OpInput<"memory_add">) => call("memory_add", args), search: (args: OpInput<"memory_search">) => call("memory_search", args) },
+    memory: {
+      add: (args: OpInput<"memory_add">) => call("memory_add", args),
+      search: (args: OpInput<"memory_search">) => call("memory_search", args),
+    },
     /** Calls any operation by name with typed arguments. */
     call,
     /** Dispatches a request envelope (any JSON value) and returns the response envelope; never throws. */

@@ -72,7 +72,8 @@ export class Dispatcher {
     // One controller per call (never a listener on a shared signal, which would pile up).
     const c = new AbortController();
     const forward = () => c.abort();
-    if (own?.aborted || this.closing) c.abort(); // made lazily: shutdown may have come first
+    if (own?.aborted || this.closing)
+      c.abort(); // made lazily: shutdown may have come first
     else own?.addEventListener("abort", forward, { once: true });
     this.linked.add(c);
     return {
@@ -86,9 +87,13 @@ export class Dispatcher {
 
   /** Runs an operation by name and returns its result; throws ClawError. */
   async call(name: string, args: unknown, ctx: CallContext = {}): Promise<unknown> {
-    if (this.closing) throw new ClawError("shutting_down", "the server is shutting down; retry against the new process");
+    if (this.closing)
+      throw new ClawError("shutting_down", "the server is shutting down; retry against the new process");
     const op = this.byName.get(name);
-    if (!op) throw new ClawError("unknown_op", `unknown operation "${name}"; the op "ops" (or GET /doc) lists them`, { op: name });
+    if (!op)
+      throw new ClawError("unknown_op", `unknown operation "${name}"; the op "ops" (or GET /doc) lists them`, {
+        op: name,
+      });
     const parsed = op.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArgs(op.name, parsed.error);
     const self = this;

@@ -88,7 +88,11 @@ export function toClawError(err: unknown): ClawError {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === "string" && code.startsWith("SQLITE_")) {
     if (/FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED/.test(code)) {
-      return new ClawError("storage_unavailable", `storage is unavailable (${code}); nothing was written, retry later`, { sqlite: code });
+      return new ClawError(
+        "storage_unavailable",
+        `storage is unavailable (${code}); nothing was written, retry later`,
+        { sqlite: code },
+      );
     }
   }
   return new ClawError("internal", "internal error; the server logged the cause");

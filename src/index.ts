@@ -1,14 +1,15 @@
 /** tsclaw: LLM agents whose only tool is bash, with durable tasks, sessions and an event bus in one SQLite file. */
-export { createClaw, type Claw } from "./claw.js";
-export type { ClawOptions, ClawLimits } from "./config.js";
-export { ClawError, ERROR_TABLE, type ErrorCode, type WireError } from "./errors.js";
+
+export type { Message, RunResult, Session, Usage } from "./agent/session-schemas.js";
 export type { BusEvent, OutAck, RetentionOptions } from "./bus/bus-service.js";
+export { type Claw, createClaw } from "./claw.js";
+export type { ClawLimits, ClawOptions } from "./config.js";
+export type { CallContext } from "./dispatch.js";
+export { ClawError, ERROR_TABLE, type ErrorCode, type WireError } from "./errors.js";
 export type { BusEventStream, SubscribeArgs } from "./handles/bus-handle.js";
 export type { OpInput, OpOutput } from "./handles/caller.js";
+export type { SessionHandle } from "./handles/session-handle.js";
 export type { OpName } from "./ops/index.js";
 export type { Connection, OpContext, OpDef, Transport } from "./registry.js";
-export type { CallContext } from "./dispatch.js";
-export { encodeResponse, parseJson, type Request, type Response } from "./wire.js";
 export { VERSION } from "./version.js";
-export type { SessionHandle } from "./handles/session-handle.js";
-export type { Message, RunResult, Session, Usage } from "./agent/session-schemas.js";
+export { encodeResponse, parseJson, type Request, type Response } from "./wire.js";

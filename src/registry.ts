@@ -57,7 +57,9 @@ export interface OpDef<N extends string = string, I extends z.ZodType = z.ZodTyp
 }
 
 /** Defines an operation, keeping its literal name and schema types for the typed API. */
-export function defineOp<const N extends string, I extends z.ZodType, O extends z.ZodType>(def: OpDef<N, I, O>): OpDef<N, I, O> {
+export function defineOp<const N extends string, I extends z.ZodType, O extends z.ZodType>(
+  def: OpDef<N, I, O>,
+): OpDef<N, I, O> {
   return def;
 }
 

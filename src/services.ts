@@ -1,10 +1,11 @@
 /** The services an operation handler can reach, built once per claw by createClaw. */
+
+import type { SessionService } from "./agent/session-service.js";
 import type { BashRunner } from "./bash/bash-runner.js";
 import type { BusService } from "./bus/bus-service.js";
 import type { ClawConfig } from "./config.js";
 import type { Identity } from "./identity.js";
 import type { AnyOpDef } from "./registry.js";
-import type { SessionService } from "./agent/session-service.js";
 import type { Db } from "./store/db.js";
 import type { MemoryService } from "./tasks/memory-service.js";
 import type { TaskService } from "./tasks/task-service.js";

@@ -70,9 +70,13 @@ export function parseRequest(value: unknown): Request {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new ClawError("invalid_request", 'a request is a JSON object: {"op": "<name>", "args": {...}, "id": "..."}');
   }
-  throw new ClawError("invalid_request", `malformed request envelope: ${r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`, {
-    issues: r.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-  });
+  throw new ClawError(
+    "invalid_request",
+    `malformed request envelope: ${r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    {
+      issues: r.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+    },
+  );
 }
 
 /** Serialises a response as one line of JSON (U+2028/9 escaped so every JS parser is happy). */

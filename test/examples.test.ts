@@ -1,12 +1,12 @@
 /** Every example in examples/ runs, as a user would run it, against the fake Responses server (no network). */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { listenHttp, type RunningHttp } from "../adapters/http.js";
 import { createAccessPolicy } from "../adapters/security.js";
-import { attachWebSocket, type AttachedWebSocket } from "../adapters/ws-server.js";
+import { type AttachedWebSocket, attachWebSocket } from "../adapters/ws-server.js";
 import type { Claw } from "../src/index.js";
 import { cliCommand, ROOT } from "./adapters/cli-run.js";
-import { startFakeResponses, type FakeResponses } from "./fixtures/fake-responses.js";
+import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";
 
 interface Run {
@@ -32,7 +32,15 @@ afterAll(async () => {
 function start(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Run {
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, CLAW_BASE_URL: fake.url, OPENROUTER_API_KEY: "fake-key", CLAW_DB: ":memory:", CLAW_URL: "", CLAW_TOKEN: "", ...env },
+    env: {
+      ...process.env,
+      CLAW_BASE_URL: fake.url,
+      OPENROUTER_API_KEY: "fake-key",
+      CLAW_DB: ":memory:",
+      CLAW_URL: "",
+      CLAW_TOKEN: "",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -43,7 +51,8 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Ru
   return { child, out: () => out, err: () => err, exited: new Promise((r) => child.on("close", (code) => r(code))) };
 }
 
-const tsx = (file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) => start(process.execPath, ["--import", "tsx", `examples/${file}`, ...args], env);
+const tsx = (file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
+  start(process.execPath, ["--import", "tsx", `examples/${file}`, ...args], env);
 
 async function waitFor(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -106,7 +115,11 @@ describe("examples", () => {
       for (const client of ws.wss.clients) client.terminate(); // the network drops
       for (let i = 4; i <= 6; i++) await claw.bus.out({ bus: "feed", payload: { i } });
       expect(await sub.exited, sub.err()).toBe(0);
-      const events = sub.out().trimEnd().split("\n").map((l) => JSON.parse(l));
+      const events = sub
+        .out()
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(events.map((e) => [e.seq, e.payload.i])).toEqual([1, 2, 3, 4, 5, 6].map((n) => [n, n]));
       expect(sub.err()).toMatch(/disconnected \(1006\); reconnecting in \d+ ms, after seq 3/);
     }, 60_000);
@@ -120,7 +133,12 @@ describe("examples", () => {
     const byId = (id: string) => JSON.parse(lines.find((l) => l.startsWith(`{"id":"${id}"`))!);
     expect(byId("out")).toMatchObject({ ok: true, result: { bus: "pipe", seq: 1 } });
     expect(byId("bash")).toMatchObject({ ok: true, result: { stdout: "1\n2\n3\n", exitCode: 0 } });
-    expect(byId("read").result.events.map((e: any) => e.payload)).toEqual([{ from: "shell" }, { n: "1" }, { n: "2" }, { n: "3" }]);
+    expect(byId("read").result.events.map((e: any) => e.payload)).toEqual([
+      { from: "shell" },
+      { n: "1" },
+      { n: "2" },
+      { n: "3" },
+    ]);
     expect(byId("bad")).toMatchObject({ ok: false, error: { code: "invalid_args" } });
     expect(lines[lines.length - 1]).toMatch(/^\{"id":1,"ok":true,"result":\{"instance":/);
   }, 60_000);

@@ -40,7 +40,21 @@ export function isInvalid(text: string): boolean {
 
 /** A JSON value of a type the schema node does not take (best effort; checked afterwards). */
 function wrongValue(r: () => number): unknown {
-  const pool: unknown[] = [null, true, -1, 1.5, 1e300, "", "x".repeat(300), [], [1, "a"], { nested: { deep: [null] } }, -0, "\ud800", "0"];
+  const pool: unknown[] = [
+    null,
+    true,
+    -1,
+    1.5,
+    1e300,
+    "",
+    "x".repeat(300),
+    [],
+    [1, "a"],
+    { nested: { deep: [null] } },
+    -0,
+    "\ud800",
+    "0",
+  ];
   return pool[Math.floor(r() * pool.length)];
 }
 
@@ -48,7 +62,8 @@ function wrongValue(r: () => number): unknown {
 export function malformedFrames(n: number, seed = 1): string[] {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const randomText = (max: number) => Array.from({ length: 1 + Math.floor(r() * max) }, () => pick([...ALPHABET])).join("");
+  const randomText = (max: number) =>
+    Array.from({ length: 1 + Math.floor(r() * max) }, () => pick([...ALPHABET])).join("");
   const examples = ALL.map((o) => ({ op: o.name, args: o.example as Record<string, unknown> }));
   const makers: (() => string)[] = [
     () => randomText(40),
@@ -57,11 +72,52 @@ export function malformedFrames(n: number, seed = 1): string[] {
       return full.slice(0, Math.floor(r() * (full.length - 1)));
     },
     () => `${JSON.stringify(pick(examples))}${pick(["}", "]", ",", "x", " {}", "\u0000"])}`,
-    () => pick(["'{\"op\":\"ops\"}'", "{op: 'ops'}", '{"op":"ops",}', "NaN", "undefined", '{"op":"ops"} // c', "\ufeff{", "[".repeat(5000), '{"a":'.repeat(3000)]),
+    () =>
+      pick([
+        '\'{"op":"ops"}\'',
+        "{op: 'ops'}",
+        '{"op":"ops",}',
+        "NaN",
+        "undefined",
+        '{"op":"ops"} // c',
+        "\ufeff{",
+        "[".repeat(5000),
+        '{"a":'.repeat(3000),
+      ]),
     () => JSON.stringify(pick([0, -1, 3.14, "op", "", null, true, false, [], [{ op: "ops" }], ["ops", {}]])),
-    () => JSON.stringify(pick([{}, { op: 5 }, { op: "" }, { op: null }, { op: ["ops"] }, { op: { name: "ops" } }, { args: {} }, { id: 1 }, { OP: "ops" }])),
-    () => JSON.stringify({ op: pick(["__proto__", "constructor", "toString", "hasOwnProperty", "OPS", "Out", " out", "out ", "\ud800", "drop table", randomText(12)]), id: Math.floor(r() * 1000) }),
-    () => `{"op":${JSON.stringify(pick(examples).op)},"args":${pick(["[1]", '"str"', "5", "null", "true", '[{"a":1}]'])}}`,
+    () =>
+      JSON.stringify(
+        pick([
+          {},
+          { op: 5 },
+          { op: "" },
+          { op: null },
+          { op: ["ops"] },
+          { op: { name: "ops" } },
+          { args: {} },
+          { id: 1 },
+          { OP: "ops" },
+        ]),
+      ),
+    () =>
+      JSON.stringify({
+        op: pick([
+          "__proto__",
+          "constructor",
+          "toString",
+          "hasOwnProperty",
+          "OPS",
+          "Out",
+          " out",
+          "out ",
+          "\ud800",
+          "drop table",
+          randomText(12),
+        ]),
+        id: Math.floor(r() * 1000),
+      }),
+    () =>
+      `{"op":${JSON.stringify(pick(examples).op)},"args":${pick(["[1]", '"str"', "5", "null", "true", '[{"a":1}]'])}}`,
     () => `{"op":"ops","id":${pick(["{}", "[]", "true", "null", '{"x":1}', "1e999"])}}`,
     () => `{"op":${"[".repeat(2000)}${"]".repeat(2000)}}`,
     () => `{"__proto__":{"op":"ops"},"id":"p"}`,

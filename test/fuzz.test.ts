@@ -52,7 +52,11 @@ describe("fuzz: malformed frames", () => {
     const worker = async () => {
       while (next < FRAMES.length) {
         const frame = FRAMES[next++]!;
-        const res = await fetch(`${server.url}/do`, { method: "POST", headers: { "content-type": "application/json" }, body: frame });
+        const res = await fetch(`${server.url}/do`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: frame,
+        });
         const text = await res.text();
         expect(res.status, text.slice(0, 300)).toBeLessThan(500);
         expect(res.status).toBeGreaterThanOrEqual(400);
@@ -64,7 +68,11 @@ describe("fuzz: malformed frames", () => {
     expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(PER_TRANSPORT);
     // Bytes that are not UTF-8 at all, and a body of the wrong type.
     for (const body of [Buffer.from([0xff, 0xfe, 0x7b, 0x80]), Buffer.from([0xc3, 0x28, 0x0a])]) {
-      const res = await fetch(`${server.url}/do`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const res = await fetch(`${server.url}/do`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
       expect(res.status).toBe(400);
       checkEnvelope(await res.text());
     }

@@ -3,12 +3,12 @@
  * identical envelopes, modulo times, generated ids and the server URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClawError, type Claw } from "../src/index.js";
+import { type Claw, ClawError } from "../src/index.js";
+import { type StreamClient, stdioClient, wsClient } from "./adapters/clients.js";
+import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";
 import { startServer, type TestServer } from "./helpers/server.js";
-import { startFakeResponses, type FakeResponses } from "./fixtures/fake-responses.js";
-import { stdioClient, wsClient, type StreamClient } from "./adapters/clients.js";
-import { caseName, normalize, PARITY_CASES, type Earlier } from "./parity-cases.js";
+import { caseName, type Earlier, normalize, PARITY_CASES } from "./parity-cases.js";
 
 type Envelope = { ok: boolean; result?: any; error?: any };
 interface Transport {
@@ -27,7 +27,11 @@ function strip(e: any): Envelope {
 
 async function open(name: TransportName, fake: FakeResponses): Promise<Transport> {
   // The same URL shape everywhere, so doc and CLAW_URL normalise alike.
-  const claw: Claw = memClaw({ baseURL: fake.url, url: "http://127.0.0.1:1", modelRetry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 20 } } as never);
+  const claw: Claw = memClaw({
+    baseURL: fake.url,
+    url: "http://127.0.0.1:1",
+    modelRetry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 20 },
+  } as never);
   if (name === "api") {
     return {
       call: (op, args) =>
@@ -44,14 +48,26 @@ async function open(name: TransportName, fake: FakeResponses): Promise<Transport
   }
   if (name === "stdio") {
     const s = stdioClient(claw);
-    return { call: async (op, args) => strip(await s.request(op, args)), events: () => s.frames.filter((f) => f.event), close: async () => (await s.close(), await claw.close()) };
+    return {
+      call: async (op, args) => strip(await s.request(op, args)),
+      events: () => s.frames.filter((f) => f.event),
+      close: async () => (await s.close(), await claw.close()),
+    };
   }
   const server: TestServer = await startServer(claw);
   if (name === "http") {
-    return { call: async (op, args) => strip((await server.post({ op, args, id: 1 })).body), events: () => [], close: () => server.close() };
+    return {
+      call: async (op, args) => strip((await server.post({ op, args, id: 1 })).body),
+      events: () => [],
+      close: () => server.close(),
+    };
   }
   const c: StreamClient = await wsClient(server.url);
-  return { call: async (op, args) => strip(await c.request(op, args)), events: () => c.frames.filter((f) => f.event), close: async () => (await c.close(), await server.close()) };
+  return {
+    call: async (op, args) => strip(await c.request(op, args)),
+    events: () => c.frames.filter((f) => f.event),
+    close: async () => (await c.close(), await server.close()),
+  };
 }
 
 let fake: FakeResponses;

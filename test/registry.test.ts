@@ -4,11 +4,11 @@
  * when run (against the fake model server, with the ids it refers to seeded generically).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_TABLE, type Claw } from "../src/index.js";
+import { type Claw, ERROR_TABLE } from "../src/index.js";
 import { OPS } from "../src/ops/index.js";
 import type { AnyOpDef } from "../src/registry.js";
 import { stdioClient } from "./adapters/clients.js";
-import { startFakeResponses, type FakeResponses } from "./fixtures/fake-responses.js";
+import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";
 import { startServer, type TestServer } from "./helpers/server.js";
 
@@ -54,7 +54,14 @@ describe("the catalog and /doc name exactly the registered operations", () => {
   it("the guide covers the envelope, every error code and the contracts", async () => {
     const md = server.claw.doc();
     for (const code of Object.keys(ERROR_TABLE)) expect(md, code).toContain(`\`${code}\``);
-    for (const heading of ["Calling an operation", "The bus", "Bash templates", "Session events", "Run contract", "Completion contract"]) {
+    for (const heading of [
+      "Calling an operation",
+      "The bus",
+      "Bash templates",
+      "Session events",
+      "Run contract",
+      "Completion contract",
+    ]) {
       expect(md, heading).toMatch(new RegExp(`^##+ ${heading}`, "m"));
     }
     // Every non-streaming operation has a curl example against this server.
@@ -63,16 +70,19 @@ describe("the catalog and /doc name exactly the registered operations", () => {
 });
 
 describe("every operation is fully defined", () => {
-  it.each(ALL.map((o) => [o.name, o] as const))("%s has a one-line summary, object schemas, known error codes and a valid example", (_name, op) => {
-    expect(op.summary.trim().length).toBeGreaterThan(10);
-    expect(op.summary).not.toContain("\n");
-    const entry = server.claw.ops().find((e) => e.name === op.name)!;
-    expect(entry.input.type).toBe("object");
-    expect(typeof entry.output).toBe("object");
-    for (const code of op.errors ?? []) expect(Object.keys(ERROR_TABLE)).toContain(code);
-    const parsed = op.input.safeParse(op.example);
-    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
-  });
+  it.each(ALL.map((o) => [o.name, o] as const))(
+    "%s has a one-line summary, object schemas, known error codes and a valid example",
+    (_name, op) => {
+      expect(op.summary.trim().length).toBeGreaterThan(10);
+      expect(op.summary).not.toContain("\n");
+      const entry = server.claw.ops().find((e) => e.name === op.name)!;
+      expect(entry.input.type).toBe("object");
+      expect(typeof entry.output).toBe("object");
+      for (const code of op.errors ?? []) expect(Object.keys(ERROR_TABLE)).toContain(code);
+      const parsed = op.input.safeParse(op.example);
+      expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    },
+  );
 });
 
 /**
@@ -88,7 +98,8 @@ async function prepare(claw: Claw, example: unknown): Promise<unknown> {
     for (const k of ["taskId", "jobId"]) if (k in ex) ex[k] = task.taskId;
     if ("expectedVersion" in ex) ex.expectedVersion = task.version;
   }
-  if (typeof ex.sessionId === "string") ex.sessionId = ((await claw.call("start_session", { sessionKey: "seeded" })) as any).sessionId;
+  if (typeof ex.sessionId === "string")
+    ex.sessionId = ((await claw.call("start_session", { sessionKey: "seeded" })) as any).sessionId;
   if (typeof ex.waitMs === "number") ex.waitMs = Math.min(ex.waitMs, 200);
   const fill = (v: unknown): unknown => {
     if (typeof v === "string" && /^<.+>$/.test(v)) {
@@ -109,12 +120,20 @@ describe("every operation's example succeeds when run", () => {
   beforeAll(async () => {
     claw = memClaw({ baseURL: fake.url, modelRetry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 20 } } as never);
     // Sessions the examples name exist first (start_session itself returns an existing one).
-    const keys = new Set(ALL.map((o) => (o.example as { sessionKey?: unknown })?.sessionKey).filter((k): k is string => typeof k === "string"));
-    if (names.includes("start_session")) for (const sessionKey of keys) await claw.call("start_session" as never, { sessionKey } as never);
+    const keys = new Set(
+      ALL.map((o) => (o.example as { sessionKey?: unknown })?.sessionKey).filter(
+        (k): k is string => typeof k === "string",
+      ),
+    );
+    if (names.includes("start_session"))
+      for (const sessionKey of keys) await claw.call("start_session" as never, { sessionKey } as never);
     const stdio = stdioClient(claw);
     for (const op of ALL) {
       const args = await prepare(claw, op.example);
-      outcomes.set(op.name, op.streamingOnly ? await stdio.request(op.name, args) : await claw.do({ op: op.name, args }));
+      outcomes.set(
+        op.name,
+        op.streamingOnly ? await stdio.request(op.name, args) : await claw.do({ op: op.name, args }),
+      );
     }
     await stdio.close();
   }, 60_000);

@@ -1,6 +1,7 @@
 /** The flags that open a claw (`stdio`; the same names and variables as `serve`). */
-import type { ClawOptions } from "../../src/config.js";
+
 import { parseGoDuration } from "../../src/bash/duration.js";
+import type { ClawOptions } from "../../src/config.js";
 import { flagOrEnv, type ParsedArgs } from "./args.js";
 
 /** Help lines of the claw flags. */
@@ -26,14 +27,16 @@ function positiveInt(name: string, text: string | undefined): number | undefined
 function duration(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseGoDuration(text);
-  if (ms === undefined || ms <= 0) throw new Error(`--${name} must be a Go duration such as "72h" or "30m", not "${text}"`);
+  if (ms === undefined || ms <= 0)
+    throw new Error(`--${name} must be a Go duration such as "72h" or "30m", not "${text}"`);
   return ms;
 }
 
 /** createClaw options from the command line and CLAW_* variables. */
 export function clawOptionsFromFlags(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): ClawOptions {
   const durability = flagOrEnv(args, "durability", env) ?? "normal";
-  if (durability !== "normal" && durability !== "full") throw new Error(`--durability must be normal or full, not "${durability}"`);
+  if (durability !== "normal" && durability !== "full")
+    throw new Error(`--durability must be normal or full, not "${durability}"`);
   return {
     db: flagOrEnv(args, "db", env) ?? "./claw.db",
     model: flagOrEnv(args, "model", env),

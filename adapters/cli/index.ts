@@ -2,11 +2,11 @@
 /** The tsclaw command line: serve, stdio, do, tail, doc. */
 import { VERSION } from "../../src/version.js";
 import { parseArgs } from "./args.js";
-import { doCommand, DO_HELP } from "./do.js";
-import { docCommand, DOC_HELP } from "./doc.js";
-import { serve, SERVE_HELP } from "./serve.js";
-import { stdioCommand, STDIO_HELP } from "./stdio.js";
-import { tailCommand, TAIL_HELP } from "./tail.js";
+import { DO_HELP, doCommand } from "./do.js";
+import { DOC_HELP, docCommand } from "./doc.js";
+import { SERVE_HELP, serve } from "./serve.js";
+import { STDIO_HELP, stdioCommand } from "./stdio.js";
+import { TAIL_HELP, tailCommand } from "./tail.js";
 
 const HELP = `tsclaw ${VERSION}: LLM agents whose only tool is bash, with durable tasks, sessions and an event bus in one SQLite file.
 

@@ -1,11 +1,12 @@
 /** `tsclaw serve`: the long-lived process: HTTP (/do, /doc, SSE) and WebSocket on one port. */
+
+import { providerKeyStatus } from "../../src/agent/provider.js";
 import { createClaw } from "../../src/claw.js";
 import { listenHttp } from "../http.js";
 import { createAccessPolicy } from "../security.js";
 import { attachWebSocket } from "../ws-server.js";
-import { flagOrEnv, parseListen, type ParsedArgs } from "./args.js";
+import { flagOrEnv, type ParsedArgs, parseListen } from "./args.js";
 import { CLAW_FLAGS_HELP, clawOptionsFromFlags } from "./claw-flags.js";
-import { providerKeyStatus } from "../../src/agent/provider.js";
 
 export const SERVE_HELP = `Usage: tsclaw serve [flags]
 
@@ -21,9 +22,15 @@ ${CLAW_FLAGS_HELP}`;
 export async function serve(args: ParsedArgs): Promise<number> {
   const { host, port } = parseListen(flagOrEnv(args, "listen") ?? ":8000");
   const token = flagOrEnv(args, "token");
-  const allowedOrigins = (flagOrEnv(args, "allow-origin") ?? "").split(",").map((o) => o.trim()).filter(Boolean);
+  const allowedOrigins = (flagOrEnv(args, "allow-origin") ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
   for (const o of allowedOrigins) {
-    if (!/^https?:\/\/[^/]+$/.test(o)) throw new Error(`--allow-origin "${o}" is not an origin like http://localhost:5173 (scheme://host[:port], no path)`);
+    if (!/^https?:\/\/[^/]+$/.test(o))
+      throw new Error(
+        `--allow-origin "${o}" is not an origin like http://localhost:5173 (scheme://host[:port], no path)`,
+      );
   }
   const policy = createAccessPolicy({ token, allowedOrigins });
   const claw = createClaw({ ...clawOptionsFromFlags(args), token: policy.token });

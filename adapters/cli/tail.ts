@@ -75,7 +75,8 @@ export async function tailCommand(args: ParsedArgs): Promise<number> {
       } catch {
         // the stream broke: reconnect below, from the last seq printed
       }
-      if (!stop.signal.aborted) process.stderr.write(`tsclaw tail: connection lost; resuming after seq ${after ?? "(new events)"}\n`);
+      if (!stop.signal.aborted)
+        process.stderr.write(`tsclaw tail: connection lost; resuming after seq ${after ?? "(new events)"}\n`);
     }
     return 0;
   } finally {

@@ -12,7 +12,7 @@ import { bashTool, parseToolArgs, runBashTool, type ToolOutcome } from "./bash-t
 import { contextMessages, toInput } from "./history.js";
 import { DEFAULT_INSTRUCTIONS } from "./instructions.js";
 import { withModelRetry } from "./model-retry.js";
-import { streamTurn, type ModelCall } from "./responses-stream.js";
+import { type ModelCall, streamTurn } from "./responses-stream.js";
 import { eventSizedResult, type RunEvents } from "./run-events.js";
 import type { RunResult, Session, Usage } from "./session-schemas.js";
 import type { SessionStore } from "./session-store.js";
@@ -70,8 +70,21 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, messa
     CLAW_TOKEN: config.token,
   });
   const finishCall = (call: ModelCall, outcome: ToolOutcome, extra: Record<string, unknown> = {}) => {
-    store.append(session.sessionId, { runId, role: "tool_result", callId: call.callId, name: call.name, result: outcome.result, isError: outcome.isError });
-    events.emit("tool_execution_end", { callId: call.callId, name: call.name, result: eventSizedResult(outcome.result), isError: outcome.isError, ...extra });
+    store.append(session.sessionId, {
+      runId,
+      role: "tool_result",
+      callId: call.callId,
+      name: call.name,
+      result: outcome.result,
+      isError: outcome.isError,
+    });
+    events.emit("tool_execution_end", {
+      callId: call.callId,
+      name: call.name,
+      result: eventSizedResult(outcome.result),
+      isError: outcome.isError,
+      ...extra,
+    });
   };
 
   events.emit("agent_start", { message, model: session.model, provider: session.provider });
@@ -79,7 +92,12 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, messa
     addUser(message);
     drain(queues.steering, "steering");
     for (;;) {
-      if (turns >= config.maxTurns) throw new ClawError("turn_limit", `the run reached the turn limit (${config.maxTurns} model calls) without a final answer`, { maxTurns: config.maxTurns });
+      if (turns >= config.maxTurns)
+        throw new ClawError(
+          "turn_limit",
+          `the run reached the turn limit (${config.maxTurns} model calls) without a final answer`,
+          { maxTurns: config.maxTurns },
+        );
       turns++;
       events.emit("turn_start", { turn: turns });
       const input = toInput(contextMessages(store.allMessages(session.sessionId)));
@@ -98,7 +116,13 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, messa
           policy: config.modelRetry,
           signal,
           onRetry: ({ attempt, delayMs, failure }) =>
-            events.emit("retry", { turn: turns, attempt, delayMs, status: failure.status, error: { code: failure.error.code, message: failure.error.message } }),
+            events.emit("retry", {
+              turn: turns,
+              attempt,
+              delayMs,
+              status: failure.status,
+              error: { code: failure.error.code, message: failure.error.message },
+            }),
         },
       );
       usage.input += out.usage.input;
@@ -113,24 +137,46 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, messa
           lastText = o.text;
         } else {
           const parsed = parseToolArgs(o.arguments);
-          store.append(session.sessionId, { runId, role: "tool_call", callId: o.callId, name: o.name, args: parsed.error ? o.arguments : parsed.args });
+          store.append(session.sessionId, {
+            runId,
+            role: "tool_call",
+            callId: o.callId,
+            name: o.name,
+            args: parsed.error ? o.arguments : parsed.args,
+          });
           calls.push(o);
         }
       }
 
       for (const call of calls) {
         if (queues.steering.length > 0) {
-          finishCall(call, { result: { error: { code: "skipped", message: "skipped: the user sent a new message before this call started" } }, isError: true }, { skipped: true });
+          finishCall(
+            call,
+            {
+              result: {
+                error: { code: "skipped", message: "skipped: the user sent a new message before this call started" },
+              },
+              isError: true,
+            },
+            { skipped: true },
+          );
           continue;
         }
         toolCalls++;
         const parsed = parseToolArgs(call.arguments);
-        events.emit("tool_execution_start", { callId: call.callId, name: call.name, args: parsed.error ? call.arguments : parsed.args });
+        events.emit("tool_execution_start", {
+          callId: call.callId,
+          name: call.name,
+          args: parsed.error ? call.arguments : parsed.args,
+        });
         let outcome: ToolOutcome;
         try {
           outcome = await runBashTool(deps.bash, call.name, call.arguments, { signal, contextEnv: contextEnv() });
         } catch (err) {
-          finishCall(call, { result: { error: { code: "cancelled", message: "the run was aborted while this call was running" } }, isError: true });
+          finishCall(call, {
+            result: { error: { code: "cancelled", message: "the run was aborted while this call was running" } },
+            isError: true,
+          });
           throw err;
         }
         finishCall(call, outcome);
@@ -150,8 +196,12 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, messa
       error = { code: "cancelled", message: "the run was aborted" };
     } else {
       status = "error";
-      error = { code: e.code, message: err instanceof ClawError ? e.message : `internal error: ${(err as Error)?.message ?? String(err)}` };
-      if (!(err instanceof ClawError)) config.log(`tsclaw: run ${runId} failed: ${(err as Error)?.stack ?? String(err)}`);
+      error = {
+        code: e.code,
+        message: err instanceof ClawError ? e.message : `internal error: ${(err as Error)?.message ?? String(err)}`,
+      };
+      if (!(err instanceof ClawError))
+        config.log(`tsclaw: run ${runId} failed: ${(err as Error)?.stack ?? String(err)}`);
     }
   }
   const result: RunResult = { sessionId: session.sessionId, runId, status, text: lastText, usage, turns, toolCalls };

@@ -14,7 +14,10 @@ export const BASH_TOOL_NAME = "bash";
 
 /** The tool definition sent with every model call (built once). */
 export const bashTool: FunctionTool = (() => {
-  const { $schema: _drop, ...parameters } = z.toJSONSchema(bashArgsSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _drop, ...parameters } = z.toJSONSchema(bashArgsSchema, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return {
     type: "function",
     name: BASH_TOOL_NAME,
@@ -54,7 +57,10 @@ export async function runBashTool(
   if (parsed.error) return errorOutcome("invalid_args", parsed.error);
   const checked = bashArgsSchema.safeParse(parsed.args);
   if (!checked.success) {
-    return errorOutcome("invalid_args", checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+    return errorOutcome(
+      "invalid_args",
+      checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
+    );
   }
   const { timeout, ...rest } = checked.data;
   try {

@@ -32,7 +32,12 @@ export async function compactSession(
   if (context.length === 0 || (context.length === 1 && context[0]!.role === "summary")) {
     return { summary: context[0]?.text ?? "", messagesCompacted: 0, usage };
   }
-  const ask = ["Summarise the conversation above for your own later use; the summary will replace it.", ctx.instructions ? `Focus: ${ctx.instructions}` : ""].filter(Boolean).join("\n\n");
+  const ask = [
+    "Summarise the conversation above for your own later use; the summary will replace it.",
+    ctx.instructions ? `Focus: ${ctx.instructions}` : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
   const out = await withModelRetry(
     () =>
       streamTurn(deps.client, {
@@ -49,12 +54,23 @@ export async function compactSession(
     {
       policy: deps.config.modelRetry,
       signal: ctx.signal,
-      onRetry: ({ attempt, delayMs, failure }) => events.emit("retry", { phase: "compact", attempt, delayMs, status: failure.status, error: { code: failure.error.code, message: failure.error.message } }),
+      onRetry: ({ attempt, delayMs, failure }) =>
+        events.emit("retry", {
+          phase: "compact",
+          attempt,
+          delayMs,
+          status: failure.status,
+          error: { code: failure.error.code, message: failure.error.message },
+        }),
     },
   );
   Object.assign(usage, out.usage);
-  const summary = out.outputs.map((o) => (o.kind === "text" ? o.text : "")).join("\n").trim();
-  if (summary === "") throw new ClawError("provider_error", "the model returned no summary; nothing was compacted", undefined, true);
+  const summary = out.outputs
+    .map((o) => (o.kind === "text" ? o.text : ""))
+    .join("\n")
+    .trim();
+  if (summary === "")
+    throw new ClawError("provider_error", "the model returned no summary; nothing was compacted", undefined, true);
   const m = store.append(ctx.session.sessionId, { runId: ctx.runId, role: "summary", text: summary });
   events.emit("message", { role: "summary", text: summary, messageId: m.id, messagesCompacted: context.length });
   return { summary, messagesCompacted: context.length, usage };

@@ -44,9 +44,20 @@ export function toInput(messages: readonly Message[]): ResponseInputItem[] {
         items.push({ type: "message", role: "assistant", content: m.text ?? "" });
         break;
       case "tool_call":
-        items.push({ type: "function_call", call_id: m.callId!, name: m.name ?? "bash", arguments: typeof m.args === "string" ? m.args : JSON.stringify(m.args ?? {}) });
+        items.push({
+          type: "function_call",
+          call_id: m.callId!,
+          name: m.name ?? "bash",
+          arguments: typeof m.args === "string" ? m.args : JSON.stringify(m.args ?? {}),
+        });
         if (!answered.has(m.callId)) {
-          items.push({ type: "function_call_output", call_id: m.callId!, output: toolOutputText({ error: { code: "interrupted", message: "the run ended before this call finished" } }) });
+          items.push({
+            type: "function_call_output",
+            call_id: m.callId!,
+            output: toolOutputText({
+              error: { code: "interrupted", message: "the run ended before this call finished" },
+            }),
+          });
         }
         break;
       case "tool_result":

@@ -20,23 +20,36 @@ export interface ModelFailure {
 /** Classifies anything a model call threw. */
 export function classifyModelError(err: unknown): ModelFailure {
   if (err instanceof ClawError) return { error: err, retryable: err.code === "provider_error" && err.retryable };
-  if (err instanceof APIUserAbortError) return { error: new ClawError("cancelled", "the run was aborted"), retryable: false };
+  if (err instanceof APIUserAbortError)
+    return { error: new ClawError("cancelled", "the run was aborted"), retryable: false };
   if (err instanceof APIConnectionError) {
-    return { error: new ClawError("provider_error", `could not reach the model provider: ${err.message}`, { network: true }), retryable: true };
+    return {
+      error: new ClawError("provider_error", `could not reach the model provider: ${err.message}`, { network: true }),
+      retryable: true,
+    };
   }
   if (err instanceof APIError) {
     const status = err.status;
-    if (status === undefined) return { error: new ClawError("provider_error", `model stream error: ${err.message}`), retryable: true };
+    if (status === undefined)
+      return { error: new ClawError("provider_error", `model stream error: ${err.message}`), retryable: true };
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
     const hint = status === 401 || status === 403 ? " (check the API key and the provider)" : "";
     return {
-      error: new ClawError("provider_error", `the model provider answered ${status}: ${err.message}${hint}`, { status }, retryable),
+      error: new ClawError(
+        "provider_error",
+        `the model provider answered ${status}: ${err.message}${hint}`,
+        { status },
+        retryable,
+      ),
       retryable,
       status,
       retryAfterMs: retryAfterMs(err.headers),
     };
   }
-  return { error: new ClawError("provider_error", `model call failed: ${(err as Error)?.message ?? String(err)}`), retryable: true };
+  return {
+    error: new ClawError("provider_error", `model call failed: ${(err as Error)?.message ?? String(err)}`),
+    retryable: true,
+  };
 }
 
 /** Parses `retry-after-ms` / `retry-after` (seconds or an HTTP date). */
@@ -79,7 +92,11 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 export async function withModelRetry<T>(
   attempt: () => Promise<T>,
-  opts: { policy: Required<ModelRetryOptions>; signal: AbortSignal; onRetry: (info: { attempt: number; delayMs: number; failure: ModelFailure }) => void },
+  opts: {
+    policy: Required<ModelRetryOptions>;
+    signal: AbortSignal;
+    onRetry: (info: { attempt: number; delayMs: number; failure: ModelFailure }) => void;
+  },
 ): Promise<T> {
   for (let n = 1; ; n++) {
     try {

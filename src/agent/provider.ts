@@ -34,10 +34,17 @@ export function resolveProvider(
   const keyVar = keyVarOf(provider);
   const apiKey = config.apiKey ?? config.env[keyVar];
   if (!apiKey) {
-    throw new ClawError("provider_auth_missing", `no API key for provider ${provider}: set ${keyVar} in the server's environment (or pass apiKey)`, { provider, variable: keyVar });
+    throw new ClawError(
+      "provider_auth_missing",
+      `no API key for provider ${provider}: set ${keyVar} in the server's environment (or pass apiKey)`,
+      { provider, variable: keyVar },
+    );
   }
   const baseURL = config.baseURL ?? PROVIDERS[provider]?.baseURL;
-  if (!baseURL) throw new ClawError("invalid_args", `unknown provider ${provider}: use openrouter or openai, or set a baseURL`, { provider });
+  if (!baseURL)
+    throw new ClawError("invalid_args", `unknown provider ${provider}: use openrouter or openai, or set a baseURL`, {
+      provider,
+    });
   return { provider, baseURL, apiKey };
 }
 
@@ -45,7 +52,9 @@ export function resolveProvider(
 export function providerKeyStatus(config: { provider: string; apiKey?: string; env: NodeJS.ProcessEnv }): string {
   const keyVar = keyVarOf(config.provider);
   if (config.apiKey) return "given in options";
-  return config.env[keyVar] ? `${keyVar} found` : `${keyVar} missing: session and task operations will fail with provider_auth_missing; everything else works`;
+  return config.env[keyVar]
+    ? `${keyVar} found`
+    : `${keyVar} missing: session and task operations will fail with provider_auth_missing; everything else works`;
 }
 
 /**

@@ -57,7 +57,15 @@ export async function streamTurn(client: OpenAI, req: TurnRequest): Promise<Turn
 
 async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSignal): Promise<TurnOutput> {
   const stream = await client.responses.create(
-    { model: req.model, instructions: req.instructions, input: req.input, tools: req.tools, tool_choice: req.toolChoice ?? "auto", stream: true, store: false },
+    {
+      model: req.model,
+      instructions: req.instructions,
+      input: req.input,
+      tools: req.tools,
+      tool_choice: req.toolChoice ?? "auto",
+      stream: true,
+      store: false,
+    },
     { signal },
   );
   const outputs: ModelOutput[] = [];
@@ -71,7 +79,12 @@ async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSig
       case "response.output_item.done":
         if (event.item.type === "function_call") {
           req.onEvent(event);
-          outputs.push({ kind: "call", callId: event.item.call_id, name: event.item.name, arguments: event.item.arguments });
+          outputs.push({
+            kind: "call",
+            callId: event.item.call_id,
+            name: event.item.name,
+            arguments: event.item.arguments,
+          });
         } else if (event.item.type === "message") {
           const text = event.item.content.map((c) => (c.type === "output_text" ? c.text : "")).join("");
           if (text !== "") outputs.push({ kind: "text", text });
@@ -83,20 +96,36 @@ async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSig
       case "response.completed":
       case "response.incomplete": {
         const u = event.response.usage;
-        if (u) Object.assign(usage, { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, total: u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0) });
+        if (u)
+          Object.assign(usage, {
+            input: u.input_tokens ?? 0,
+            output: u.output_tokens ?? 0,
+            total: u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0),
+          });
         finished = true;
         break;
       }
       case "response.failed":
-        throw new ClawError("provider_error", `the model failed: ${event.response.error?.message ?? "no reason given"}`, { providerCode: event.response.error?.code }, false);
+        throw new ClawError(
+          "provider_error",
+          `the model failed: ${event.response.error?.message ?? "no reason given"}`,
+          { providerCode: event.response.error?.code },
+          false,
+        );
       case "error":
-        throw new ClawError("provider_error", `the model stream reported an error: ${event.message}`, { providerCode: event.code }, true);
+        throw new ClawError(
+          "provider_error",
+          `the model stream reported an error: ${event.message}`,
+          { providerCode: event.code },
+          true,
+        );
       default:
         if (FORWARDED.has(event.type)) req.onEvent(event);
     }
   }
   // The SDK ends the iteration quietly when the request is aborted.
   if (req.signal.aborted) throw new ClawError("cancelled", "the run was aborted");
-  if (!finished) throw new ClawError("provider_error", "the model stream ended before response.completed", { network: true }, true);
+  if (!finished)
+    throw new ClawError("provider_error", "the model stream ended before response.completed", { network: true }, true);
   return { outputs, usage };
 }

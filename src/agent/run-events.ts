@@ -67,11 +67,17 @@ export class RunEvents {
     } catch (err) {
       // Too large even after shortening results: keep the event, drop its body.
       try {
-        p = this.bus.out(this.busName, { type: payload.type, ...this.idFields(), omitted: `payload not published: ${(err as Error).message}` });
+        p = this.bus.out(this.busName, {
+          type: payload.type,
+          ...this.idFields(),
+          omitted: `payload not published: ${(err as Error).message}`,
+        });
       } catch {
         return;
       }
     }
-    this.last = p.catch((err) => this.log(`tsclaw: could not publish a ${payload.type} event: ${(err as Error).message}`));
+    this.last = p.catch((err) =>
+      this.log(`tsclaw: could not publish a ${payload.type} event: ${(err as Error).message}`),
+    );
   }
 }

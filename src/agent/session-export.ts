@@ -7,7 +7,12 @@ export type ExportFormat = "markdown" | "jsonl";
 /** Renders a session and its messages. */
 export function exportSession(session: Session, messages: readonly Message[], format: ExportFormat): string {
   if (format === "jsonl") {
-    return [JSON.stringify({ type: "session", ...session }), ...messages.map((m) => JSON.stringify({ type: "message", ...m }))].join("\n") + "\n";
+    return (
+      [
+        JSON.stringify({ type: "session", ...session }),
+        ...messages.map((m) => JSON.stringify({ type: "message", ...m })),
+      ].join("\n") + "\n"
+    );
   }
   const out: string[] = [
     `# Session ${session.name ?? session.sessionKey}`,

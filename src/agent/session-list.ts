@@ -17,7 +17,10 @@ export function listSessions(
     return { sessions: running.sort((a, b) => b.createdAt - a.createdAt).slice(0, args.limit), nextCursor: null };
   }
   const before = args.cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(args.cursor);
-  if (!Number.isSafeInteger(before)) throw new ClawError("invalid_args", "cursor is not one this server returned", { issues: [{ path: "cursor", message: "invalid cursor" }] });
+  if (!Number.isSafeInteger(before))
+    throw new ClawError("invalid_args", "cursor is not one this server returned", {
+      issues: [{ path: "cursor", message: "invalid cursor" }],
+    });
   const page = sessions.store.list(before, args.limit + 1);
   const rows = page.slice(0, args.limit);
   return {

@@ -7,7 +7,9 @@ import { z } from "zod";
 /** A session (DESIGN §6), plus its per-session settings. */
 export const sessionSchema = z.object({
   sessionId: z.string(),
-  sessionKey: z.string().describe("The caller's continuity name; starting a session with an existing key returns that session"),
+  sessionKey: z
+    .string()
+    .describe("The caller's continuity name; starting a session with an existing key returns that session"),
   name: z.string().nullable(),
   bus: z.string().describe("Bus the session's events are published to"),
   model: z.string(),
@@ -34,8 +36,14 @@ export const messageSchema = z.object({
   callId: z.string().optional().describe("tool_call and tool_result"),
   name: z.string().optional().describe("Tool name (tool_call, tool_result)"),
   args: z.unknown().optional().describe("tool_call: the parsed arguments (the raw text when not JSON)"),
-  result: z.unknown().optional().describe("tool_result: {stdout, stderr, exitCode, timeout} or {error:{code, message}}"),
-  isError: z.boolean().optional().describe("tool_result: true when the tool failed (bad arguments, cancelled, skipped …)"),
+  result: z
+    .unknown()
+    .optional()
+    .describe("tool_result: {stdout, stderr, exitCode, timeout} or {error:{code, message}}"),
+  isError: z
+    .boolean()
+    .optional()
+    .describe("tool_result: true when the tool failed (bad arguments, cancelled, skipped …)"),
   createdAt: z.number(),
 });
 
@@ -90,7 +98,10 @@ export function withRef<S extends z.ZodRawShape>(shape: S) {
   return z
     .object({ ...sessionRefShape, ...shape })
     .strict()
-    .refine((a) => hasRef(a as SessionRef), { message: "name the session with sessionId or sessionKey", path: ["sessionId"] });
+    .refine((a) => hasRef(a as SessionRef), {
+      message: "name the session with sessionId or sessionKey",
+      path: ["sessionId"],
+    });
 }
 
 /** Just the reference fields of validated arguments. */

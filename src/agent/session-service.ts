@@ -21,7 +21,7 @@ import type { ClawConfig } from "../config.js";
 import { ClawError } from "../errors.js";
 import type { Db } from "../store/db.js";
 import { executeRun, type SessionQueues } from "./agent-run.js";
-import { compactSession, type CompactOutcome } from "./compact.js";
+import { type CompactOutcome, compactSession } from "./compact.js";
 import { ModelClients, resolveProvider } from "./provider.js";
 import { RunEvents } from "./run-events.js";
 import { hasRef, type RunResult, type Session, type SessionRef } from "./session-schemas.js";
@@ -116,9 +116,13 @@ export class SessionService {
 
   /** The session named by `ref` (sessionId, sessionKey, or session = either); throws `not_found`. */
   get(ref: SessionRef): Session {
-    if (!hasRef(ref)) throw new ClawError("invalid_args", "name the session with sessionId or sessionKey", { issues: [{ path: "sessionId", message: "sessionId or sessionKey is required" }] });
+    if (!hasRef(ref))
+      throw new ClawError("invalid_args", "name the session with sessionId or sessionKey", {
+        issues: [{ path: "sessionId", message: "sessionId or sessionKey is required" }],
+      });
     const s = this.store.find(ref);
-    if (!s) throw new ClawError("not_found", `no session ${ref.sessionId ?? ref.sessionKey ?? ref.session}`, { ...ref });
+    if (!s)
+      throw new ClawError("not_found", `no session ${ref.sessionId ?? ref.sessionKey ?? ref.session}`, { ...ref });
     return s;
   }
 
@@ -167,10 +171,23 @@ export class SessionService {
     const client = this.clientFor(session);
     const runId = `run_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
     const controller = this.claim(session, runId, "agent", opts);
-    const events = new RunEvents(this.deps.bus, session.bus, { sessionId, runId, taskId: opts.taskId }, this.deps.config.log, opts.onEvent);
+    const events = new RunEvents(
+      this.deps.bus,
+      session.bus,
+      { sessionId, runId, taskId: opts.taskId },
+      this.deps.config.log,
+      opts.onEvent,
+    );
     this.startRunRow(runId, sessionId, opts.taskId, "agent");
     const done = executeRun(
-      { config: this.deps.config, store: this.store, bash: this.deps.bash, client, events, queues: this.queuesOf(sessionId) },
+      {
+        config: this.deps.config,
+        store: this.store,
+        bash: this.deps.bash,
+        client,
+        events,
+        queues: this.queuesOf(sessionId),
+      },
       { session, runId, taskId: opts.taskId, signal: controller.signal },
       message,
     )
@@ -192,12 +209,21 @@ export class SessionService {
     const controller = this.claim(session, runId, "compact", {});
     const events = new RunEvents(this.deps.bus, session.bus, { sessionId, runId }, this.deps.config.log);
     this.startRunRow(runId, sessionId, undefined, "compact");
-    const work = compactSession({ config: this.deps.config, store: this.store, client, events }, { session, runId, signal: controller.signal, instructions });
+    const work = compactSession(
+      { config: this.deps.config, store: this.store, client, events },
+      { session, runId, signal: controller.signal, instructions },
+    );
     const done = work.then(
       (o) => this.store.endRun(runId, { status: "completed", turns: 1, toolCalls: 0, usage: o.usage }),
       (err: unknown) => {
         const e = err instanceof ClawError ? err : new ClawError("internal", String(err));
-        this.store.endRun(runId, { status: controller.signal.aborted ? "cancelled" : "error", turns: 1, toolCalls: 0, usage: { input: 0, output: 0, total: 0 }, error: { code: e.code, message: e.message } });
+        this.store.endRun(runId, {
+          status: controller.signal.aborted ? "cancelled" : "error",
+          turns: 1,
+          toolCalls: 0,
+          usage: { input: 0, output: 0, total: 0 },
+          error: { code: e.code, message: e.message },
+        });
       },
     );
     this.active.get(sessionId)!.done = done;
@@ -242,17 +268,28 @@ export class SessionService {
     if (this.closing) throw new ClawError("shutting_down", "the claw is closing; no new runs start");
     const busy = this.active.get(session.sessionId);
     if (busy) {
-      throw new ClawError("session_busy", `session ${session.sessionKey} is running ${busy.runId}; wait for it, abort it, or send the message with behavior "steer" or "follow_up"`, {
-        sessionId: session.sessionId,
-        runId: busy.runId,
-      });
+      throw new ClawError(
+        "session_busy",
+        `session ${session.sessionKey} is running ${busy.runId}; wait for it, abort it, or send the message with behavior "steer" or "follow_up"`,
+        {
+          sessionId: session.sessionId,
+          runId: busy.runId,
+        },
+      );
     }
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     if (opts.signal?.aborted) controller.abort();
     else opts.signal?.addEventListener("abort", onAbort, { once: true });
     const unlink = () => opts.signal?.removeEventListener("abort", onAbort);
-    this.active.set(session.sessionId, { runId, taskId: opts.taskId, kind, controller, done: Promise.resolve(), unlink });
+    this.active.set(session.sessionId, {
+      runId,
+      taskId: opts.taskId,
+      kind,
+      controller,
+      done: Promise.resolve(),
+      unlink,
+    });
     return controller;
   }
 

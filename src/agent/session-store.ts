@@ -89,23 +89,35 @@ export class SessionStore {
       insertSession: db.prepare(
         "INSERT INTO sessions (id, key, name, bus, model, provider, instructions, stream_text, created_at, updated_at) VALUES (@id, @key, @name, @bus, @model, @provider, @instructions, @stream_text, @created_at, @updated_at)",
       ),
-      list: db.prepare<[number, number], SessionRow>("SELECT rowid, * FROM sessions WHERE rowid < ? ORDER BY rowid DESC LIMIT ?"),
+      list: db.prepare<[number, number], SessionRow>(
+        "SELECT rowid, * FROM sessions WHERE rowid < ? ORDER BY rowid DESC LIMIT ?",
+      ),
       deleteSession: db.prepare("DELETE FROM sessions WHERE id = ?"),
-      nextSeq: db.prepare<[string], { seq: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE session_id = ?"),
+      nextSeq: db.prepare<[string], { seq: number }>(
+        "SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE session_id = ?",
+      ),
       insertMessage: db.prepare(
         "INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
-      messagesAfter: db.prepare<[string, number, number], MessageRow>("SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
+      messagesAfter: db.prepare<[string, number, number], MessageRow>(
+        "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      ),
       allMessages: db.prepare<[string], MessageRow>("SELECT * FROM messages WHERE session_id = ? ORDER BY seq"),
-      lastSummarySeq: db.prepare<[string], { seq: number | null }>("SELECT MAX(seq) AS seq FROM messages WHERE session_id = ? AND role = 'summary'"),
+      lastSummarySeq: db.prepare<[string], { seq: number | null }>(
+        "SELECT MAX(seq) AS seq FROM messages WHERE session_id = ? AND role = 'summary'",
+      ),
       lastAssistant: db.prepare<[string], { text: string }>(
         "SELECT text FROM messages WHERE session_id = ? AND role = 'assistant' AND text IS NOT NULL AND text <> '' ORDER BY seq DESC LIMIT 1",
       ),
       countMessages: db.prepare<[string], { n: number; calls: number }>(
         "SELECT COUNT(*) AS n, COALESCE(SUM(role = 'tool_call'), 0) AS calls FROM messages WHERE session_id = ?",
       ),
-      insertRun: db.prepare("INSERT INTO runs (id, session_id, task_id, kind, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)"),
-      endRun: db.prepare("UPDATE runs SET status = ?, turns = ?, tool_calls = ?, input_tokens = ?, output_tokens = ?, error = ?, ended_at = ? WHERE id = ?"),
+      insertRun: db.prepare(
+        "INSERT INTO runs (id, session_id, task_id, kind, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)",
+      ),
+      endRun: db.prepare(
+        "UPDATE runs SET status = ?, turns = ?, tool_calls = ?, input_tokens = ?, output_tokens = ?, error = ?, ended_at = ? WHERE id = ?",
+      ),
       runStats: db.prepare<[string], { runs: number; input: number; output: number }>(
         "SELECT COALESCE(SUM(kind = 'agent'), 0) AS runs, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output FROM runs WHERE session_id = ?",
       ),
@@ -141,7 +153,9 @@ export class SessionStore {
   /** Updates some columns and `updated_at`; returns the new row. */
   update(sessionId: string, fields: Partial<Pick<Session, "name" | "model" | "provider">>): Session {
     const sets = Object.keys(fields).map((k) => `${k} = @${k}`);
-    this.db.prepare(`UPDATE sessions SET ${[...sets, "updated_at = @now"].join(", ")} WHERE id = @id`).run({ ...fields, now: Date.now(), id: sessionId });
+    this.db
+      .prepare(`UPDATE sessions SET ${[...sets, "updated_at = @now"].join(", ")} WHERE id = @id`)
+      .run({ ...fields, now: Date.now(), id: sessionId });
     return this.find({ sessionId })!;
   }
 
@@ -162,7 +176,20 @@ export class SessionStore {
       const id = `msg_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
       const createdAt = Date.now();
       const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-      this.s.insertMessage.run(id, sessionId, seq, m.runId, m.role, m.text ?? null, m.callId ?? null, m.name ?? null, json(m.args), json(m.result), m.isError === undefined ? null : m.isError ? 1 : 0, createdAt);
+      this.s.insertMessage.run(
+        id,
+        sessionId,
+        seq,
+        m.runId,
+        m.role,
+        m.text ?? null,
+        m.callId ?? null,
+        m.name ?? null,
+        json(m.args),
+        json(m.result),
+        m.isError === undefined ? null : m.isError ? 1 : 0,
+        createdAt,
+      );
       this.db.prepare("UPDATE sessions SET updated_at = ? WHERE id = ?").run(createdAt, sessionId);
       return { ...m, id, seq, createdAt };
     });
@@ -202,7 +229,16 @@ export class SessionStore {
 
   /** Records a run's end. */
   endRun(runId: string, end: RunEnd): void {
-    this.s.endRun.run(end.status, end.turns, end.toolCalls, end.usage.input, end.usage.output, end.error ? JSON.stringify(end.error) : null, Date.now(), runId);
+    this.s.endRun.run(
+      end.status,
+      end.turns,
+      end.toolCalls,
+      end.usage.input,
+      end.usage.output,
+      end.error ? JSON.stringify(end.error) : null,
+      Date.now(),
+      runId,
+    );
   }
 
   /** Agent runs and tokens over every run. */
@@ -212,7 +248,10 @@ export class SessionStore {
 
   /** After a restart: runs left "running" by a dead process end as errors. */
   interruptStaleRuns(): number {
-    return this.s.interruptRuns.run(JSON.stringify({ code: "interrupted", message: "the process ended during the run" }), Date.now()).changes;
+    return this.s.interruptRuns.run(
+      JSON.stringify({ code: "interrupted", message: "the process ended during the run" }),
+      Date.now(),
+    ).changes;
   }
 
   /** Copies messages up to and including seq `through` into another session. */
@@ -221,7 +260,20 @@ export class SessionStore {
     this.db.transaction(() => {
       for (const r of rows) {
         const id = `msg_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
-        this.s.insertMessage.run(id, toId, r.seq, r.run_id, r.role, r.text, r.call_id, r.name, r.args, r.result, r.is_error, r.created_at);
+        this.s.insertMessage.run(
+          id,
+          toId,
+          r.seq,
+          r.run_id,
+          r.role,
+          r.text,
+          r.call_id,
+          r.name,
+          r.args,
+          r.result,
+          r.is_error,
+          r.created_at,
+        );
       }
     })();
     return rows.length;

@@ -57,7 +57,15 @@ export interface BashRunnerOptions {
   defaultBus?: string;
 }
 
-const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
+const SIGNALS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGKILL: 9,
+  SIGPIPE: 13,
+  SIGALRM: 14,
+  SIGTERM: 15,
+};
 
 /** Runs bash scripts under the runner's limits. */
 export class BashRunner {
@@ -83,10 +91,17 @@ export class BashRunner {
   }
 
   /** Runs `req`; `contextEnv` adds variables such as CLAW_SESSION_ID. */
-  async run(req: BashRequest, opts: { signal?: AbortSignal; contextEnv?: Record<string, string | undefined> } = {}): Promise<BashResult> {
+  async run(
+    req: BashRequest,
+    opts: { signal?: AbortSignal; contextEnv?: Record<string, string | undefined> } = {},
+  ): Promise<BashResult> {
     if (opts.signal?.aborted) throw new ClawError("cancelled", "the caller went away before bash started");
     if (this.active >= this.maxConcurrent) {
-      throw new ClawError("too_many_requests", `${this.active} bash processes are already running (limit ${this.maxConcurrent}); retry when one ends`, { limit: this.maxConcurrent });
+      throw new ClawError(
+        "too_many_requests",
+        `${this.active} bash processes are already running (limit ${this.maxConcurrent}); retry when one ends`,
+        { limit: this.maxConcurrent },
+      );
     }
     if (req.cwd !== undefined) checkCwd(req.cwd);
     this.active++;
@@ -97,9 +112,22 @@ export class BashRunner {
     }
   }
 
-  private spawnAndWait(req: BashRequest, opts: { signal?: AbortSignal; contextEnv?: Record<string, string | undefined> }): Promise<BashResult> {
-    const env = buildBashEnv(this.options.baseEnv ?? process.env, opts.contextEnv ?? {}, req.env, this.options.scrubVars);
-    const child = spawn("bash", ["-c", req.script], { cwd: req.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  private spawnAndWait(
+    req: BashRequest,
+    opts: { signal?: AbortSignal; contextEnv?: Record<string, string | undefined> },
+  ): Promise<BashResult> {
+    const env = buildBashEnv(
+      this.options.baseEnv ?? process.env,
+      opts.contextEnv ?? {},
+      req.env,
+      this.options.scrubVars,
+    );
+    const child = spawn("bash", ["-c", req.script], {
+      cwd: req.cwd,
+      env,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const stdout = new TailBuffer(this.outputCap);
     const stderr = new TailBuffer(this.outputCap);
     const publisher = new Publisher(this.bus);
@@ -156,12 +184,27 @@ export class BashRunner {
         outLines?.end();
         errLines?.end();
         const exitCode = code ?? 128 + (SIGNALS[signal ?? ""] ?? 0);
-        if (req.exitEvent) publisher.publish(req.exitEvent.bus ?? this.defaultBus, compileTemplate(req.exitEvent.template)(exitCode));
-        if (req.timeoutEvent) publisher.publish(req.timeoutEvent.bus ?? this.defaultBus, compileTemplate(req.timeoutEvent.template)(timedOut));
-        const result: BashResult = { stdout: stdout.toString(), stderr: stderr.toString(), exitCode, timeout: timedOut };
+        if (req.exitEvent)
+          publisher.publish(req.exitEvent.bus ?? this.defaultBus, compileTemplate(req.exitEvent.template)(exitCode));
+        if (req.timeoutEvent)
+          publisher.publish(
+            req.timeoutEvent.bus ?? this.defaultBus,
+            compileTemplate(req.timeoutEvent.template)(timedOut),
+          );
+        const result: BashResult = {
+          stdout: stdout.toString(),
+          stderr: stderr.toString(),
+          exitCode,
+          timeout: timedOut,
+        };
         if (stdout.truncated || stderr.truncated) result.truncated = true;
         publisher.settled().then(
-          () => (aborted ? reject(new ClawError("cancelled", "the caller went away; the bash process group was killed", { exitCode })) : resolve(result)),
+          () =>
+            aborted
+              ? reject(
+                  new ClawError("cancelled", "the caller went away; the bash process group was killed", { exitCode }),
+                )
+              : resolve(result),
           (err) => reject(err),
         );
       });
@@ -188,7 +231,11 @@ class Publisher {
     await this.bus.committed();
     if (this.failure !== undefined) {
       const cause = toClawError(this.failure);
-      throw new ClawError(cause.code, `bash finished but its events could not all be committed: ${cause.message}`, cause.details);
+      throw new ClawError(
+        cause.code,
+        `bash finished but its events could not all be committed: ${cause.message}`,
+        cause.details,
+      );
     }
   }
 }
@@ -209,5 +256,8 @@ function checkCwd(cwd: string): void {
   } catch {
     // reported below
   }
-  if (!dir) throw new ClawError("invalid_args", `cwd ${cwd} is not an existing directory`, { issues: [{ path: "cwd", message: "not an existing directory" }] });
+  if (!dir)
+    throw new ClawError("invalid_args", `cwd ${cwd} is not an existing directory`, {
+      issues: [{ path: "cwd", message: "not an existing directory" }],
+    });
 }

@@ -9,7 +9,11 @@ import { timeoutToMs } from "./duration.js";
 /** `{template, bus?}`: one event per occurrence, published with `out`. */
 export const eventSpecSchema = z
   .object({
-    template: z.unknown().describe('Any JSON value; every string equal to "{payload}" becomes the value itself, "{payload}" inside a longer string becomes its text'),
+    template: z
+      .unknown()
+      .describe(
+        'Any JSON value; every string equal to "{payload}" becomes the value itself, "{payload}" inside a longer string becomes its text',
+      ),
     bus: busNameSchema.optional().describe('Bus to publish to. Default: "thebus"'),
   })
   .strict();
@@ -33,7 +37,9 @@ export const bashArgsSchema = z
     stdoutLineEvent: eventSpecSchema.optional().describe("Publish one event per stdout line; {payload} is the line"),
     stderrLineEvent: eventSpecSchema.optional().describe("Publish one event per stderr line; {payload} is the line"),
     exitEvent: eventSpecSchema.optional().describe("Publish one event at exit; {payload} is the exit code (number)"),
-    timeoutEvent: eventSpecSchema.optional().describe("Publish one event at the end; {payload} is true when the run timed out"),
+    timeoutEvent: eventSpecSchema
+      .optional()
+      .describe("Publish one event at the end; {payload} is true when the run timed out"),
   })
   .strict();
 

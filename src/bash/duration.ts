@@ -3,8 +3,8 @@
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
-  "µs": 1e-3,
-  "μs": 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
   ms: 1,
   s: 1000,
   m: 60_000,
@@ -31,7 +31,8 @@ export function timeoutToMs(value: number | string): number | string {
   if (typeof value === "number") ms = value * 1000;
   else if (/^\s*\d+(\.\d+)?\s*$/.test(value)) ms = Number.parseFloat(value) * 1000;
   else ms = parseGoDuration(value);
-  if (ms === undefined || !Number.isFinite(ms)) return `"${value}" is not a number of seconds or a Go duration such as "1.5s", "2m", "1h30m", "300ms"`;
+  if (ms === undefined || !Number.isFinite(ms))
+    return `"${value}" is not a number of seconds or a Go duration such as "1.5s", "2m", "1h30m", "300ms"`;
   if (ms <= 0) return "timeout must be positive";
   if (ms > 2_147_483_647) return "timeout must be at most 24 days";
   return ms;

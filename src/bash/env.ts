@@ -1,7 +1,18 @@
 /** The environment of bash processes: inherited, provider keys removed, context and caller vars on top. */
 
 /** Variables that hold provider credentials; never handed to a bash process. */
-const PROVIDER_KEY_VARS = new Set(["OPENROUTER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY", "MISTRAL_API_KEY", "GROQ_API_KEY", "XAI_API_KEY", "DEEPSEEK_API_KEY"]);
+const PROVIDER_KEY_VARS = new Set([
+  "OPENROUTER_API_KEY",
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  "AZURE_OPENAI_API_KEY",
+  "MISTRAL_API_KEY",
+  "GROQ_API_KEY",
+  "XAI_API_KEY",
+  "DEEPSEEK_API_KEY",
+]);
 
 /** True for a variable that looks like a provider API key. */
 export function isProviderKeyVar(name: string, extra: readonly string[] = []): boolean {

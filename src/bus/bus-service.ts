@@ -5,7 +5,7 @@
 import { ClawError } from "../errors.js";
 import { KeyedListeners } from "../keyed-listeners.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
-import { Subscription, type DeliverFn } from "./subscription.js";
+import { type DeliverFn, Subscription } from "./subscription.js";
 
 /** A bus event as users see it. */
 export interface BusEvent {
@@ -72,7 +72,10 @@ export class BusService {
     this.retention = options.retention ?? {};
     const maxAge = this.retention.maxAgeMs;
     if (maxAge !== undefined && maxAge > 0) {
-      this.ageTimer = setInterval(() => this.store.trimAllBefore(Date.now() - maxAge), Math.min(60_000, Math.max(1000, maxAge / 10)));
+      this.ageTimer = setInterval(
+        () => this.store.trimAllBefore(Date.now() - maxAge),
+        Math.min(60_000, Math.max(1000, maxAge / 10)),
+      );
       this.ageTimer.unref();
     }
   }
@@ -83,13 +86,21 @@ export class BusService {
     try {
       json = JSON.stringify(payload);
     } catch (err) {
-      throw new ClawError("invalid_args", `payload is not JSON-serialisable: ${(err as Error).message}`, { issues: [{ path: "payload", message: "not JSON-serialisable" }] });
+      throw new ClawError("invalid_args", `payload is not JSON-serialisable: ${(err as Error).message}`, {
+        issues: [{ path: "payload", message: "not JSON-serialisable" }],
+      });
     }
     if (json === undefined) {
-      throw new ClawError("invalid_args", "payload is required (any JSON value)", { issues: [{ path: "payload", message: "required" }] });
+      throw new ClawError("invalid_args", "payload is required (any JSON value)", {
+        issues: [{ path: "payload", message: "required" }],
+      });
     }
     if (json.length > this.maxPayloadBytes / 3 && Buffer.byteLength(json) > this.maxPayloadBytes) {
-      throw new ClawError("payload_too_large", `payload is ${Buffer.byteLength(json)} bytes; the limit is ${this.maxPayloadBytes}`, { limit: this.maxPayloadBytes });
+      throw new ClawError(
+        "payload_too_large",
+        `payload is ${Buffer.byteLength(json)} bytes; the limit is ${this.maxPayloadBytes}`,
+        { limit: this.maxPayloadBytes },
+      );
     }
     return json;
   }

@@ -4,8 +4,9 @@
  * the two: nothing is lost or repeated at the seam. A consumer that reports backpressure is
  * paused and later catches up from storage again, so a slow reader never buffers in memory.
  */
-import type { StoredEvent } from "./event-store.js";
+
 import type { BusService } from "./bus-service.js";
+import type { StoredEvent } from "./event-store.js";
 
 /** Receives events in seq order. Returning `false` pauses delivery until `resume()`. */
 export type DeliverFn = (events: readonly StoredEvent[]) => boolean | void;

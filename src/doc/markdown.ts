@@ -1,10 +1,11 @@
 /** The Markdown guide served at GET /doc and by the `doc` operation, generated from the registry. */
+
+import { type CatalogEntry, catalog } from "../catalog.js";
 import { ERROR_TABLE, type ErrorCode } from "../errors.js";
-import { catalog, type CatalogEntry } from "../catalog.js";
 import type { AnyOpDef, OpGroup } from "../registry.js";
 import { ERROR_MEANING } from "./error-text.js";
-import { INTRO } from "./guide-text.js";
 import { SECTIONS } from "./guide-sections.js";
+import { INTRO } from "./guide-text.js";
 import { propertiesTable, resultTable, ShapeIndex } from "./schema-table.js";
 
 const GROUP_TITLES: Record<OpGroup, string> = {
@@ -17,11 +18,23 @@ const GROUP_TITLES: Record<OpGroup, string> = {
 };
 
 /** Codes any operation may return, whatever it does. */
-const GENERIC_ERRORS: readonly ErrorCode[] = ["invalid_json", "invalid_request", "invalid_args", "unknown_op", "unauthorized", "forbidden", "payload_too_large", "storage_unavailable", "shutting_down", "internal"];
+const GENERIC_ERRORS: readonly ErrorCode[] = [
+  "invalid_json",
+  "invalid_request",
+  "invalid_args",
+  "unknown_op",
+  "unauthorized",
+  "forbidden",
+  "payload_too_large",
+  "storage_unavailable",
+  "shutting_down",
+  "internal",
+];
 
 function errorTable(): string {
   const rows = Object.entries(ERROR_TABLE).map(
-    ([code, e]) => `| \`${code}\` | ${e.status} | ${e.retryable ? "yes" : "no"} | ${(ERROR_MEANING[code as ErrorCode] ?? "").replace(/\|/g, "\\|")} |`,
+    ([code, e]) =>
+      `| \`${code}\` | ${e.status} | ${e.retryable ? "yes" : "no"} | ${(ERROR_MEANING[code as ErrorCode] ?? "").replace(/\|/g, "\\|")} |`,
   );
   return [
     "## Error codes",
@@ -39,14 +52,19 @@ function errorTable(): string {
 function contents(ops: readonly AnyOpDef[]): string {
   const out = ["## Operations at a glance", "", "| operation | group | what it does |", "|---|---|---|"];
   for (const group of Object.keys(GROUP_TITLES) as OpGroup[]) {
-    for (const op of ops.filter((o) => o.group === group)) out.push(`| \`${op.name}\` | ${group} | ${op.summary.replace(/\|/g, "\\|")} |`);
+    for (const op of ops.filter((o) => o.group === group))
+      out.push(`| \`${op.name}\` | ${group} | ${op.summary.replace(/\|/g, "\\|")} |`);
   }
   return [...out, ""].join("\n");
 }
 
 function curlFor(entry: CatalogEntry, url: string): string {
   const body = JSON.stringify({ op: entry.name, args: entry.example });
-  return ["```sh", `curl -s ${url}/do -H 'Content-Type: application/json' -d '${body.replace(/'/g, "'\\''")}'`, "```"].join("\n");
+  return [
+    "```sh",
+    `curl -s ${url}/do -H 'Content-Type: application/json' -d '${body.replace(/'/g, "'\\''")}'`,
+    "```",
+  ].join("\n");
 }
 
 function opSection(entry: CatalogEntry, def: AnyOpDef, url: string, shapes: ShapeIndex): string {
@@ -57,7 +75,8 @@ function opSection(entry: CatalogEntry, def: AnyOpDef, url: string, shapes: Shap
   const sameResult = shapes.firstSeen(entry.output, `the result of \`${entry.name}\``);
   if (sameResult) parts.push(`Result: the same fields as ${sameResult}.`, "");
   else parts.push("Result:", "", resultTable(entry.output, shapes, `the result of \`${entry.name}\``));
-  if (entry.errors.length) parts.push(`Errors besides the generic ones: ${entry.errors.map((c) => `\`${c}\``).join(", ")}.`, "");
+  if (entry.errors.length)
+    parts.push(`Errors besides the generic ones: ${entry.errors.map((c) => `\`${c}\``).join(", ")}.`, "");
   if (entry.streamingOnly) {
     parts.push(
       "Streaming transports only (WebSocket, stdio); over HTTP it returns `unsupported_on_transport`. Example frame:",
@@ -77,7 +96,12 @@ export function renderGuide(ops: readonly AnyOpDef[], url = "http://localhost:80
   const shapes = new ShapeIndex();
   const out = [INTRO.replaceAll("{URL}", url), errorTable(), contents(ops)];
   for (const section of SECTIONS) out.push(section.replaceAll("{URL}", url));
-  out.push("## Operations", "", "Every operation with its arguments (defaults applied when omitted), result, errors and an example.", "");
+  out.push(
+    "## Operations",
+    "",
+    "Every operation with its arguments (defaults applied when omitted), result, errors and an example.",
+    "",
+  );
   for (const group of Object.keys(GROUP_TITLES) as OpGroup[]) {
     const inGroup = ops.filter((o) => o.group === group);
     if (inGroup.length === 0) continue;

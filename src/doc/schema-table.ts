@@ -107,6 +107,8 @@ export function propertiesTable(schema: Schema, shapes?: ShapeIndex, where = "")
 export function resultTable(schema: Schema, shapes?: ShapeIndex, where = ""): string {
   const list = rows(schema, "", 1, shapes, where);
   if (list.length === 0) return `Type: ${typeLabel(schema)}.\n`;
-  const lines = list.map((r) => `| \`${r.name}\` | ${cell(typeLabel(r.schema))}${r.required ? "" : " (optional)"} | ${cell(meaning(r))} |`);
+  const lines = list.map(
+    (r) => `| \`${r.name}\` | ${cell(typeLabel(r.schema))}${r.required ? "" : " (optional)"} | ${cell(meaning(r))} |`,
+  );
   return ["| field | type | meaning |", "|---|---|---|", ...lines, ""].join("\n");
 }

@@ -1,6 +1,6 @@
 /** The typed bus handle: out/read/list/trim through the dispatcher, subscribe as callback or async iterator. */
 import { DEFAULT_BUS } from "../bus/bus-name.js";
-import { toBusEvent, type BusEvent, type BusService } from "../bus/bus-service.js";
+import { type BusEvent, type BusService, toBusEvent } from "../bus/bus-service.js";
 import type { StoredEvent } from "../bus/event-store.js";
 import type { Caller, OpInput } from "./caller.js";
 

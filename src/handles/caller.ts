@@ -12,4 +12,8 @@ export type OpInput<N extends OpName> = z.input<OpOf<N>["input"]>;
 export type OpOutput<N extends OpName> = z.output<OpOf<N>["output"]>;
 
 /** Calls an operation by name with typed arguments; rejects with ClawError. */
-export type Caller<M extends OpName = OpName> = <N extends M>(name: N, args: OpInput<N>, ctx?: CallContext) => Promise<OpOutput<N>>;
+export type Caller<M extends OpName = OpName> = <N extends M>(
+  name: N,
+  args: OpInput<N>,
+  ctx?: CallContext,
+) => Promise<OpOutput<N>>;

@@ -5,7 +5,8 @@ import { defineOp } from "../registry.js";
 export const bashOp = defineOp({
   name: "bash",
   group: "bash",
-  summary: "Run a bash script synchronously; optionally publish each output line, the exit code and the timeout flag as bus events.",
+  summary:
+    "Run a bash script synchronously; optionally publish each output line, the exit code and the timeout flag as bus events.",
   notes: [
     "The script runs with `bash -c` in its own process group. On timeout (default 600 s) the whole group is killed (SIGTERM, then SIGKILL after a grace), grandchildren included, and `timeout` is true.",
     'Each event spec is `{template, bus?}`. In the template, every string equal to `"{payload}"` becomes the value itself (a line as a string, the exit code as a number, the timeout flag as a boolean); `"{payload}"` inside a longer string becomes the value\'s text.',
@@ -14,11 +15,19 @@ export const bashOp = defineOp({
   ].join("\n\n"),
   input: bashArgsSchema,
   output: bashResultSchema,
-  example: { script: "echo hello; echo oops >&2", timeout: "10s", stdoutLineEvent: { template: { line: "{payload}" } }, exitEvent: { template: { exit: "{payload}" } } },
+  example: {
+    script: "echo hello; echo oops >&2",
+    timeout: "10s",
+    stdoutLineEvent: { template: { line: "{payload}" } },
+    exitEvent: { template: { exit: "{payload}" } },
+  },
   errors: ["too_many_requests", "cancelled"],
   handler: (args, { services, signal }) => {
     const { timeout, ...rest } = args;
-    return services.bash.run({ ...rest, timeoutMs: bashTimeoutMs(timeout) }, { signal, contextEnv: baseContextEnv(services.config) });
+    return services.bash.run(
+      { ...rest, timeoutMs: bashTimeoutMs(timeout) },
+      { signal, contextEnv: baseContextEnv(services.config) },
+    );
   },
 });
 

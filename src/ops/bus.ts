@@ -23,11 +23,14 @@ export const outOp = defineOp({
   name: "out",
   group: "bus",
   summary: "Publish one event (any JSON value) to a bus; returns after it is committed.",
-  notes: "Concurrent `out` calls share one transaction (group commit). The returned `seq` is the event's position on its bus.",
-  input: z.object({
-    bus: busNameSchema.default(DEFAULT_BUS).describe('Bus name. Default: "thebus"'),
-    payload: z.unknown().describe("Any JSON value (size-limited, 1 MiB by default)"),
-  }).strict(),
+  notes:
+    "Concurrent `out` calls share one transaction (group commit). The returned `seq` is the event's position on its bus.",
+  input: z
+    .object({
+      bus: busNameSchema.default(DEFAULT_BUS).describe('Bus name. Default: "thebus"'),
+      payload: z.unknown().describe("Any JSON value (size-limited, 1 MiB by default)"),
+    })
+    .strict(),
   output: ackSchema,
   example: { bus: "thebus", payload: { hello: "world" } },
   errors: ["payload_too_large"],
@@ -38,13 +41,22 @@ export const readOp = defineOp({
   name: "read",
   group: "bus",
   summary: "Read events after a cursor; with waitMs, long-poll until one arrives.",
-  notes: "Pass the returned `next` as `after` to continue. `lastSeq` is the bus's newest seq. A gap between `after` and the first returned seq means those events were trimmed.",
-  input: z.object({
-    bus: busNameSchema.default(DEFAULT_BUS).describe('Bus name. Default: "thebus"'),
-    after: seqSchema.default(0).describe("Return events with seq > after. Default: 0"),
-    limit: z.number().int().min(1).max(1000).default(100).describe("Max events, 1-1000. Default: 100"),
-    waitMs: z.number().int().min(0).max(600_000).default(0).describe("When nothing is there yet, wait up to this long for an event. Default: 0"),
-  }).strict(),
+  notes:
+    "Pass the returned `next` as `after` to continue. `lastSeq` is the bus's newest seq. A gap between `after` and the first returned seq means those events were trimmed.",
+  input: z
+    .object({
+      bus: busNameSchema.default(DEFAULT_BUS).describe('Bus name. Default: "thebus"'),
+      after: seqSchema.default(0).describe("Return events with seq > after. Default: 0"),
+      limit: z.number().int().min(1).max(1000).default(100).describe("Max events, 1-1000. Default: 100"),
+      waitMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(600_000)
+        .default(0)
+        .describe("When nothing is there yet, wait up to this long for an event. Default: 0"),
+    })
+    .strict(),
   output: z.object({
     bus: z.string(),
     events: z.array(eventSchema),
@@ -74,20 +86,33 @@ export const subscribeOp = defineOp({
   summary: "Stream a bus's events to this connection (WebSocket, stdio): backlog after `after`, then live.",
   notes:
     'Each event arrives as a frame `{"event": "bus", "sub", "bus", "seq", "ts", "payload"}`, in seq order, with no gap or duplicate between backlog and live. Without `after`, only new events. Over HTTP use `read` with `waitMs` or `GET /bus/<name>/events` (SSE).',
-  input: z.object({
-    bus: busNameSchema.default(DEFAULT_BUS).describe('Bus name. Default: "thebus"'),
-    after: seqSchema.optional().describe("Deliver the backlog after this seq first. Default: only new events"),
-  }).strict(),
-  output: z.object({ sub: z.string().describe("Subscription id, for unsubscribe"), bus: z.string(), lastSeq: z.number().int() }),
+  input: z
+    .object({
+      bus: busNameSchema.default(DEFAULT_BUS).describe('Bus name. Default: "thebus"'),
+      after: seqSchema.optional().describe("Deliver the backlog after this seq first. Default: only new events"),
+    })
+    .strict(),
+  output: z.object({
+    sub: z.string().describe("Subscription id, for unsubscribe"),
+    bus: z.string(),
+    lastSeq: z.number().int(),
+  }),
   example: { bus: "thebus", after: 0 },
   errors: ["unsupported_on_transport", "too_many_requests"],
   streamingOnly: true,
   handler: (args, { services, connection }) => {
     if (!connection) {
-      throw new ClawError("unsupported_on_transport", "subscribe streams events and needs WebSocket or stdio; over HTTP use read with waitMs, or GET /bus/<name>/events (SSE)");
+      throw new ClawError(
+        "unsupported_on_transport",
+        "subscribe streams events and needs WebSocket or stdio; over HTTP use read with waitMs, or GET /bus/<name>/events (SSE)",
+      );
     }
     if (connection.subscriptions.size >= connection.maxSubscriptions) {
-      throw new ClawError("too_many_requests", `this connection already has ${connection.subscriptions.size} subscriptions (limit ${connection.maxSubscriptions})`, { limit: connection.maxSubscriptions });
+      throw new ClawError(
+        "too_many_requests",
+        `this connection already has ${connection.subscriptions.size} subscriptions (limit ${connection.maxSubscriptions})`,
+        { limit: connection.maxSubscriptions },
+      );
     }
     const sub = `sub_${randomUUID().slice(0, 8)}`;
     const lastSeq = services.bus.lastSeq(args.bus);
@@ -122,7 +147,11 @@ export const listBusesOp = defineOp({
   group: "bus",
   summary: "List every bus with its first and last seq and event count.",
   input: z.object({}).strict(),
-  output: z.object({ buses: z.array(z.object({ bus: z.string(), firstSeq: z.number().int(), lastSeq: z.number().int(), count: z.number().int() })) }),
+  output: z.object({
+    buses: z.array(
+      z.object({ bus: z.string(), firstSeq: z.number().int(), lastSeq: z.number().int(), count: z.number().int() }),
+    ),
+  }),
   example: {},
   handler: (_args, { services }) => ({ buses: services.bus.store.list() }),
 });
@@ -139,7 +168,10 @@ export const trimBusOp = defineOp({
       beforeTs: z.number().optional().describe("Delete events committed before this epoch-ms time"),
     })
     .strict()
-    .refine((a) => a.keepLast !== undefined || a.beforeTs !== undefined, { message: "give keepLast, beforeTs or both", path: ["keepLast"] }),
+    .refine((a) => a.keepLast !== undefined || a.beforeTs !== undefined, {
+      message: "give keepLast, beforeTs or both",
+      path: ["keepLast"],
+    }),
   output: z.object({ deleted: z.number().int() }),
   example: { bus: "thebus", keepLast: 1000 },
   handler: (args, { services }) => ({ deleted: services.bus.store.trim(args.bus, args) }),

@@ -22,8 +22,10 @@ function identityOf(services: Services) {
 export const serverIdentityOp = defineOp({
   name: "server_identity",
   group: "continuity",
-  summary: "Who this server is: stable instance id, name, version, project, start time, schema version, operation names.",
-  notes: "Call it before any write and compare the instance and project with what you expect; task_update's `writeContext` must carry them to complete a task.",
+  summary:
+    "Who this server is: stable instance id, name, version, project, start time, schema version, operation names.",
+  notes:
+    "Call it before any write and compare the instance and project with what you expect; task_update's `writeContext` must carry them to complete a task.",
   input: z.object({}).strict(),
   output: identitySchema,
   example: {},
@@ -34,7 +36,8 @@ export const continuityContextOp = defineOp({
   name: "continuity_context",
   group: "continuity",
   summary: "Where work stands: this server's identity, open tasks, recent handoffs and recent memory of a project.",
-  notes: "The start of a worker's procedure: server_identity, then continuity_context; compare instance and project before any write, then expand a task with get_task and claim it at its current version.",
+  notes:
+    "The start of a worker's procedure: server_identity, then continuity_context; compare instance and project before any write, then expand a task with get_task and claim it at its current version.",
   input: z
     .object({
       project: z.string().min(1).optional().describe("Default: the server's project"),
@@ -46,7 +49,15 @@ export const continuityContextOp = defineOp({
     identity: identitySchema,
     openTasks: z.array(taskRowSchema).describe("todo, in_progress, blocked and needs_human tasks, newest first"),
     recentHandoffs: z.array(
-      z.object({ taskId: z.string(), title: z.string(), status: taskStatusSchema, version: z.number().int(), sessionKey: z.string().nullable(), handoff: handoffSchema, updatedAt: z.number() }),
+      z.object({
+        taskId: z.string(),
+        title: z.string(),
+        status: taskStatusSchema,
+        version: z.number().int(),
+        sessionKey: z.string().nullable(),
+        handoff: handoffSchema,
+        updatedAt: z.number(),
+      }),
     ),
     recentMemory: z.array(memoryEntrySchema),
   }),
@@ -78,9 +89,20 @@ export const memorySearchOp = defineOp({
   name: "memory_search",
   group: "continuity",
   summary: "Full-text search of a project's memory (SQLite FTS5), best matches first.",
-  notes: "Any text is a valid query: words are matched (with stemming), punctuation and FTS5 syntax in the query are ignored. Entries matching more of the words rank higher.",
+  notes:
+    "Any text is a valid query: words are matched (with stemming), punctuation and FTS5 syntax in the query are ignored. Entries matching more of the words rank higher.",
   input: memorySearchInput,
-  output: z.object({ results: z.array(z.object({ memoryId: z.string(), text: z.string(), tags: z.array(z.string()), createdAt: z.number(), score: z.number().describe("Higher is a better match") })) }),
+  output: z.object({
+    results: z.array(
+      z.object({
+        memoryId: z.string(),
+        text: z.string(),
+        tags: z.array(z.string()),
+        createdAt: z.number(),
+        score: z.number().describe("Higher is a better match"),
+      }),
+    ),
+  }),
   example: { query: "deploy staging", limit: 5 },
   handler: (args, { services }) => services.memory.search(args),
 });

@@ -4,12 +4,12 @@
  * src/agent/session-schemas.ts.
  */
 import { z } from "zod";
-import { busNameSchema, DEFAULT_BUS } from "../bus/bus-name.js";
 import { waitUnlessGone } from "../agent/caller-wait.js";
 import { exportSession } from "../agent/session-export.js";
 import { forkSession } from "../agent/session-fork.js";
 import { listSessions } from "../agent/session-list.js";
 import { messageSchema, refOf, runResultSchema, sessionSchema, withRef } from "../agent/session-schemas.js";
+import { busNameSchema, DEFAULT_BUS } from "../bus/bus-name.js";
 import { defineOp } from "../registry.js";
 
 const messageText = z.string().min(1).describe("The user's message");
@@ -19,7 +19,8 @@ export const startSessionOp = defineOp({
   name: "start_session",
   group: "session",
   summary: "Start a session bound to a bus, or return the existing one for a known sessionKey.",
-  notes: "Starting with an existing `sessionKey` returns that session unchanged. Fails with `provider_auth_missing` (naming the variable) when the provider has no API key.",
+  notes:
+    "Starting with an existing `sessionKey` returns that session unchanged. Fails with `provider_auth_missing` (naming the variable) when the provider has no API key.",
   input: z
     .object({
       bus: busNameSchema.default(DEFAULT_BUS).describe('Bus the session publishes to. Default: "thebus"'),
@@ -35,7 +36,10 @@ export const startSessionOp = defineOp({
   example: { sessionKey: "demo", name: "Demo" },
   errors: ["provider_auth_missing"],
   handler: (args, { services }) => {
-    services.sessions.checkProvider(args.provider ?? (args.sessionKey ? services.sessions.store.find({ sessionKey: args.sessionKey })?.provider : undefined));
+    services.sessions.checkProvider(
+      args.provider ??
+        (args.sessionKey ? services.sessions.store.find({ sessionKey: args.sessionKey })?.provider : undefined),
+    );
     return services.sessions.ensure(args);
   },
 });
@@ -46,7 +50,13 @@ export const promptOp = defineOp({
   summary: "Send a user message and wait for the run to end; returns its status, final text, usage and counts.",
   notes:
     'While a run is active, `prompt` fails with `session_busy` unless `behavior` is "steer" (delivered at the next turn boundary) or "follow_up" (delivered when the run would end); then it waits for that run. A run that fails still returns, with `status: "error"` and `error`. If the caller goes away the run continues.',
-  input: withRef({ message: messageText, behavior: z.enum(["steer", "follow_up"]).optional().describe("What to do when a run is active. Default: fail with session_busy") }),
+  input: withRef({
+    message: messageText,
+    behavior: z
+      .enum(["steer", "follow_up"])
+      .optional()
+      .describe("What to do when a run is active. Default: fail with session_busy"),
+  }),
   output: runResultSchema,
   example: { ...EX, message: "List the files in the current directory" },
   errors: ["session_busy", "provider_auth_missing", "not_found"],
@@ -71,7 +81,11 @@ function queueOp<const N extends "steer" | "follow_up">(name: N, queue: "steerin
     summary,
     notes: "Returns at once. When no run is active the message waits for the next run (see clear_queue).",
     input: withRef({ message: messageText }),
-    output: z.object({ queued: z.boolean(), pending: z.number().int().describe("Messages of this kind now waiting"), running: z.boolean().describe("A run is active and will pick it up") }),
+    output: z.object({
+      queued: z.boolean(),
+      pending: z.number().int().describe("Messages of this kind now waiting"),
+      running: z.boolean().describe("A run is active and will pick it up"),
+    }),
     example: { ...EX, message: name === "steer" ? "Stop and summarise what you have" : "Then write it to notes.txt" },
     errors: ["not_found"],
     handler: (args, { services }) => {
@@ -83,8 +97,16 @@ function queueOp<const N extends "steer" | "follow_up">(name: N, queue: "steerin
   });
 }
 
-export const steerOp = queueOp("steer", "steering", "Queue a message delivered at the next turn boundary of the active run (tool calls not yet started are skipped).");
-export const followUpOp = queueOp("follow_up", "followUp", "Queue a message delivered when the active run would otherwise end.");
+export const steerOp = queueOp(
+  "steer",
+  "steering",
+  "Queue a message delivered at the next turn boundary of the active run (tool calls not yet started are skipped).",
+);
+export const followUpOp = queueOp(
+  "follow_up",
+  "followUp",
+  "Queue a message delivered when the active run would otherwise end.",
+);
 
 export const abortOp = defineOp({
   name: "abort",
@@ -153,7 +175,11 @@ export const getMessagesOp = defineOp({
     after: z.number().int().min(0).default(0).describe("Return messages with seq > after. Default: 0"),
     limit: z.number().int().min(1).max(1000).default(200).describe("Max messages, 1-1000. Default: 200"),
   }),
-  output: z.object({ messages: z.array(messageSchema), next: z.number().int().describe("Cursor to pass as `after`"), hasMore: z.boolean() }),
+  output: z.object({
+    messages: z.array(messageSchema),
+    next: z.number().int().describe("Cursor to pass as `after`"),
+    hasMore: z.boolean(),
+  }),
   example: { ...EX, after: 0, limit: 50 },
   errors: ["not_found"],
   handler: (args, { services }) => {
@@ -176,7 +202,10 @@ export const listSessionsOp = defineOp({
       cursor: z.string().optional().describe("nextCursor of the previous page"),
     })
     .strict(),
-  output: z.object({ sessions: z.array(sessionSchema.extend({ isRunning: z.boolean() })), nextCursor: z.string().nullable() }),
+  output: z.object({
+    sessions: z.array(sessionSchema.extend({ isRunning: z.boolean() })),
+    nextCursor: z.string().nullable(),
+  }),
   example: { limit: 20 },
   handler: (args, { services }) => listSessions(services.sessions, args),
 });
@@ -185,14 +214,20 @@ export const setModelOp = defineOp({
   name: "set_model",
   group: "session",
   summary: "Change the session's model (and provider) for its next model call.",
-  input: withRef({ model: z.string().min(1).describe("Model name"), provider: z.string().min(1).optional().describe("Provider. Default: unchanged") }),
+  input: withRef({
+    model: z.string().min(1).describe("Model name"),
+    provider: z.string().min(1).optional().describe("Provider. Default: unchanged"),
+  }),
   output: sessionSchema,
   example: { ...EX, model: "openai/gpt-5-mini" },
   errors: ["not_found", "provider_auth_missing"],
   handler: (args, { services }) => {
     const session = services.sessions.get(refOf(args));
     if (args.provider !== undefined) services.sessions.checkProvider(args.provider);
-    return services.sessions.store.update(session.sessionId, { model: args.model, ...(args.provider !== undefined ? { provider: args.provider } : {}) });
+    return services.sessions.store.update(session.sessionId, {
+      model: args.model,
+      ...(args.provider !== undefined ? { provider: args.provider } : {}),
+    });
   },
 });
 
@@ -204,7 +239,8 @@ export const setSessionNameOp = defineOp({
   output: sessionSchema,
   example: { ...EX, name: "Renamed demo" },
   errors: ["not_found"],
-  handler: (args, { services }) => services.sessions.store.update(services.sessions.get(refOf(args)).sessionId, { name: args.name }),
+  handler: (args, { services }) =>
+    services.sessions.store.update(services.sessions.get(refOf(args)).sessionId, { name: args.name }),
 });
 
 export const forkOp = defineOp({
@@ -225,9 +261,13 @@ export const compactOp = defineOp({
   name: "compact",
   group: "session",
   summary: "Ask the model to summarise the history; later model calls get the summary instead of the older messages.",
-  notes: "get_messages still returns every message, the summary included (role `summary`). Fails with `session_busy` while a run is active.",
+  notes:
+    "get_messages still returns every message, the summary included (role `summary`). Fails with `session_busy` while a run is active.",
   input: withRef({ instructions: z.string().optional().describe("What the summary should focus on") }),
-  output: z.object({ summary: z.string(), messagesCompacted: z.number().int().describe("Messages the summary replaces in the context") }),
+  output: z.object({
+    summary: z.string(),
+    messagesCompacted: z.number().int().describe("Messages the summary replaces in the context"),
+  }),
   example: EX,
   errors: ["session_busy", "provider_auth_missing", "provider_error", "not_found"],
   handler: async (args, { services }) => {
@@ -242,7 +282,12 @@ export const getSessionStatsOp = defineOp({
   group: "session",
   summary: "Counts of messages, tool calls and runs, and tokens from the provider's reported usage.",
   input: withRef({}),
-  output: z.object({ messages: z.number().int(), toolCalls: z.number().int(), runs: z.number().int(), tokens: z.object({ input: z.number().int(), output: z.number().int(), total: z.number().int() }) }),
+  output: z.object({
+    messages: z.number().int(),
+    toolCalls: z.number().int(),
+    runs: z.number().int(),
+    tokens: z.object({ input: z.number().int(), output: z.number().int(), total: z.number().int() }),
+  }),
   example: EX,
   errors: ["not_found"],
   handler: (args, { services }) => {
@@ -250,7 +295,12 @@ export const getSessionStatsOp = defineOp({
     const id = s.get(refOf(args)).sessionId;
     const { messages, toolCalls } = s.store.counts(id);
     const r = s.store.runStats(id);
-    return { messages, toolCalls, runs: r.runs, tokens: { input: r.input, output: r.output, total: r.input + r.output } };
+    return {
+      messages,
+      toolCalls,
+      runs: r.runs,
+      tokens: { input: r.input, output: r.output, total: r.input + r.output },
+    };
   },
 });
 
@@ -262,14 +312,18 @@ export const getLastAssistantTextOp = defineOp({
   output: z.object({ text: z.string().nullable() }),
   example: EX,
   errors: ["not_found"],
-  handler: (args, { services }) => ({ text: services.sessions.store.lastAssistantText(services.sessions.get(refOf(args)).sessionId) }),
+  handler: (args, { services }) => ({
+    text: services.sessions.store.lastAssistantText(services.sessions.get(refOf(args)).sessionId),
+  }),
 });
 
 export const exportSessionOp = defineOp({
   name: "export_session",
   group: "session",
   summary: "Export the whole session as Markdown or JSON lines (a session line, then one line per message).",
-  input: withRef({ format: z.enum(["markdown", "jsonl"]).default("markdown").describe('"markdown" or "jsonl". Default: "markdown"') }),
+  input: withRef({
+    format: z.enum(["markdown", "jsonl"]).default("markdown").describe('"markdown" or "jsonl". Default: "markdown"'),
+  }),
   output: z.object({ content: z.string() }),
   example: { ...EX, format: "markdown" },
   errors: ["not_found"],

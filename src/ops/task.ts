@@ -20,9 +20,9 @@ import {
   taskCreateInput,
   taskTelemetryInput,
 } from "../tasks/task-inputs.js";
-import { taskSchema, type TaskStatus } from "../tasks/task-schema.js";
+import { type TaskStatus, taskSchema } from "../tasks/task-schema.js";
 import { TERMINAL } from "../tasks/task-status.js";
-import { telemetryRecordSchema, type TelemetryNote } from "../tasks/telemetry.js";
+import { type TelemetryNote, telemetryRecordSchema } from "../tasks/telemetry.js";
 
 /** Notes the returned task, its status (terminal or not) and whether it was an idempotent replay. */
 function noteStatus(note: TelemetryNote, t: { taskId: string; status: TaskStatus; replayed?: boolean }): void {
@@ -37,7 +37,8 @@ const EXAMPLE_ID = "task_00000000-0000-0000-0000-000000000000";
 export const runTaskOp = defineOp({
   name: "run_task",
   group: "task",
-  summary: "Start an agent run of a prompt as a task; returns at once with the taskId and the exact next call (check_task).",
+  summary:
+    "Start an agent run of a prompt as a task; returns at once with the taskId and the exact next call (check_task).",
   notes: [
     "The task runs in the session named by `sessionKey` (created when new). Tasks of one session run one at a time, in order; later ones wait as `todo` with phase `queued`.",
     "Poll with `check_task` (it waits server-side). A poll that times out never creates a second task. With `idempotencyKey`, resending the same request returns the same task (`replayed: true`) with its current status.",
@@ -45,7 +46,11 @@ export const runTaskOp = defineOp({
   ].join("\n\n"),
   input: runTaskInput,
   output: runTaskOutput,
-  example: { prompt: "Count the TODO lines in this repository and report the number", sessionKey: "todo-counter", idempotencyKey: "count-todos-1" },
+  example: {
+    prompt: "Count the TODO lines in this repository and report the number",
+    sessionKey: "todo-counter",
+    idempotencyKey: "count-todos-1",
+  },
   errors: ["provider_auth_missing", "idempotency_conflict"],
   handler: (args, { services }) =>
     services.tasks.telemetry.trace("run_task", (note) => {
@@ -58,7 +63,8 @@ export const runTaskOp = defineOp({
 export const checkTaskOp = defineOp({
   name: "check_task",
   group: "task",
-  summary: "Wait (default 45 s, at most 600 s) until the task is terminal or actionable; return its snapshot and the next call.",
+  summary:
+    "Wait (default 45 s, at most 600 s) until the task is terminal or actionable; return its snapshot and the next call.",
   notes: [
     'Ordinary progress does not end the wait; a terminal status (completed, completed_no_summary, error, cancelled, done) or an actionable one (blocked, needs_human) does; `until: "update"` also returns on any newer version.',
     "A wait that times out is not terminal: `continuePolling` is true and `nextAction` is the same check_task call; call it again at once. `nextAction` is null exactly when the task is terminal; for an actionable task it names the call that resumes the work.",
@@ -85,7 +91,8 @@ export const getTaskOp = defineOp({
   group: "task",
   aliases: ["task_get"],
   summary: "The task's snapshot, immediately (never waits); include timeline, receipts or prompt on request.",
-  notes: "After a lost task_update response, read the task here (with `include: [\"receipts\"]`): when your receipt's sessionRef is there, the write succeeded.",
+  notes:
+    'After a lost task_update response, read the task here (with `include: ["receipts"]`): when your receipt\'s sessionRef is there, the write succeeded.',
   input: getTaskInput,
   output: taskSchema,
   example: { taskId: EXAMPLE_ID, include: ["timeline", "receipts"] },
@@ -111,7 +118,8 @@ export const listTasksOp = defineOp({
 export const cancelTaskOp = defineOp({
   name: "cancel_task",
   group: "task",
-  summary: "Cancel a task: a queued one just ends; a running one has its run stopped and its bash killed. Ended tasks are returned unchanged.",
+  summary:
+    "Cancel a task: a queued one just ends; a running one has its run stopped and its bash killed. Ended tasks are returned unchanged.",
   input: cancelTaskInput,
   output: taskSchema,
   example: { taskId: EXAMPLE_ID },
@@ -128,10 +136,15 @@ export const cancelTaskOp = defineOp({
 export const taskCreateOp = defineOp({
   name: "task_create",
   group: "task",
-  summary: "Create a tracked work task (status todo, version 1); tsclaw does not execute it — a worker claims and completes it with task_update.",
+  summary:
+    "Create a tracked work task (status todo, version 1); tsclaw does not execute it — a worker claims and completes it with task_update.",
   input: taskCreateInput,
   output: replayableTaskOutput,
-  example: { title: "Write the release notes", body: "Cover the bus and the task contract", idempotencyKey: "release-notes-1" },
+  example: {
+    title: "Write the release notes",
+    body: "Cover the bus and the task contract",
+    idempotencyKey: "release-notes-1",
+  },
   errors: ["idempotency_conflict"],
   handler: (args, { services }) =>
     services.tasks.telemetry.trace("task_create", (note) => {
@@ -144,7 +157,8 @@ export const taskCreateOp = defineOp({
 export const taskUpdateOp = defineOp({
   name: "task_update",
   group: "task",
-  summary: "Change a task at its current version (expectedVersion); completing it (done) needs a handoff, one receipt and the write context.",
+  summary:
+    "Change a task at its current version (expectedVersion); completing it (done) needs a handoff, one receipt and the write context.",
   notes: [
     "Every update needs `expectedVersion`; a stale one is `version_conflict` (details.currentVersion) and nothing changes: re-read, compare, decide again — never resend the stale payload blindly.",
     "A new transition to `done` needs non-empty `handoff.completed` and `handoff.next` (`completion_handoff_required`), one `receipt` (`completion_receipt_required`) and `writeContext` equal to server_identity's instance and the task's project (`write_context_mismatch`). The update and the receipt insert are one transaction; a rejected completion changes nothing and stores no receipt.",
@@ -159,10 +173,27 @@ export const taskUpdateOp = defineOp({
     expectedVersion: 3,
     status: "done",
     handoff: { completed: "Release notes written", next: "Review by a maintainer", blockers: "" },
-    receipt: { sessionRef: "worker-42/run-1", worker: "agent worker-42", work: "Wrote docs/RELEASE.md", next: "Review", blockers: "", tests: "npm test: 120 passed", gitCheckpoint: "abc1234" },
+    receipt: {
+      sessionRef: "worker-42/run-1",
+      worker: "agent worker-42",
+      work: "Wrote docs/RELEASE.md",
+      next: "Review",
+      blockers: "",
+      tests: "npm test: 120 passed",
+      gitCheckpoint: "abc1234",
+    },
     writeContext: { instance: "<server_identity.instance>", project: "<task project>" },
   },
-  errors: ["not_found", "version_conflict", "completion_handoff_required", "completion_receipt_required", "write_context_mismatch", "blocker_required", "receipt_conflict", "invalid_transition"],
+  errors: [
+    "not_found",
+    "version_conflict",
+    "completion_handoff_required",
+    "completion_receipt_required",
+    "write_context_mismatch",
+    "blocker_required",
+    "receipt_conflict",
+    "invalid_transition",
+  ],
   handler: (args, { services }) =>
     services.tasks.telemetry.trace("task_update", (note) => {
       note.taskId = args.taskId;
@@ -175,7 +206,8 @@ export const taskUpdateOp = defineOp({
 export const taskTelemetryOp = defineOp({
   name: "task_telemetry",
   group: "task",
-  summary: "Request telemetry of the task operations (op, task, poll number, wait asked and waited, status returned, duration, duplicate, terminal retrieval, error), newest first.",
+  summary:
+    "Request telemetry of the task operations (op, task, poll number, wait asked and waited, status returned, duration, duplicate, terminal retrieval, error), newest first.",
   input: taskTelemetryInput,
   output: z.object({ records: z.array(telemetryRecordSchema) }),
   example: { limit: 20 },
@@ -183,4 +215,13 @@ export const taskTelemetryOp = defineOp({
 });
 
 /** Task operations. */
-export const taskOps = [runTaskOp, checkTaskOp, getTaskOp, listTasksOp, cancelTaskOp, taskCreateOp, taskUpdateOp, taskTelemetryOp] as const;
+export const taskOps = [
+  runTaskOp,
+  checkTaskOp,
+  getTaskOp,
+  listTasksOp,
+  cancelTaskOp,
+  taskCreateOp,
+  taskUpdateOp,
+  taskTelemetryOp,
+] as const;

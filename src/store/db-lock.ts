@@ -44,7 +44,11 @@ export function acquireDbLock(dbPath: string): () => void {
         );
       }
       if (owner === process.pid) {
-        throw new ClawError("database_locked", `database ${dbPath} is already open in this process; share one createClaw() or use another file`, { lockFile: lockPath });
+        throw new ClawError(
+          "database_locked",
+          `database ${dbPath} is already open in this process; share one createClaw() or use another file`,
+          { lockFile: lockPath },
+        );
       }
       try {
         unlinkSync(lockPath); // stale: its owner is gone

@@ -2,9 +2,10 @@
  * Opens the SQLite database: WAL, synchronous=NORMAL (or FULL), migrations by user_version,
  * a refusal for databases written by a newer tsclaw, and the one-process lock for files.
  */
-import Database from "better-sqlite3";
+
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
 import { ClawError } from "../errors.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { acquireDbLock } from "./db-lock.js";

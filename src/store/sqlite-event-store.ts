@@ -12,7 +12,9 @@ interface EventRow {
 /** Creates an EventStore over an open database. */
 export function createSqliteEventStore(db: Db): EventStore {
   const selectLast = db.prepare<[string], { last_seq: number }>("SELECT last_seq FROM buses WHERE bus = ?");
-  const upsertLast = db.prepare("INSERT INTO buses (bus, last_seq) VALUES (?, ?) ON CONFLICT (bus) DO UPDATE SET last_seq = excluded.last_seq");
+  const upsertLast = db.prepare(
+    "INSERT INTO buses (bus, last_seq) VALUES (?, ?) ON CONFLICT (bus) DO UPDATE SET last_seq = excluded.last_seq",
+  );
   const insert = db.prepare("INSERT INTO events (bus, seq, ts, payload) VALUES (?, ?, ?, ?)");
   const selectAfter = db.prepare<[string, number, number], EventRow>(
     "SELECT bus, seq, ts, payload FROM events WHERE bus = ? AND seq > ? ORDER BY seq LIMIT ?",

@@ -34,7 +34,9 @@ export class IdempotencyStore {
 
   constructor(private readonly db: Db) {
     this.sql = {
-      get: db.prepare<[string, string], { args_hash: string; result: string }>("SELECT args_hash, result FROM idempotency WHERE scope = ? AND key = ?"),
+      get: db.prepare<[string, string], { args_hash: string; result: string }>(
+        "SELECT args_hash, result FROM idempotency WHERE scope = ? AND key = ?",
+      ),
       put: db.prepare("INSERT INTO idempotency (scope, key, args_hash, result, created_at) VALUES (?, ?, ?, ?, ?)"),
     };
   }
@@ -51,7 +53,11 @@ export class IdempotencyStore {
       const prior = this.sql.get.get(scope, key);
       if (prior) {
         if (prior.args_hash !== hash) {
-          throw new ClawError("idempotency_conflict", `idempotencyKey "${key}" was already used for ${scope} with different arguments; use a new key for a new request`, { scope, idempotencyKey: key });
+          throw new ClawError(
+            "idempotency_conflict",
+            `idempotencyKey "${key}" was already used for ${scope} with different arguments; use a new key for a new request`,
+            { scope, idempotencyKey: key },
+          );
         }
         return { result: JSON.parse(prior.result) as T, replayed: true };
       }

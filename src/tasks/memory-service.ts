@@ -9,11 +9,19 @@ import { IdempotencyStore } from "./idempotency.js";
 /** Arguments of memory_add. */
 export const memoryAddInput = z
   .object({
-    text: z.string().refine((s) => s.trim() !== "", "text must not be blank").describe("The note to remember"),
+    text: z
+      .string()
+      .refine((s) => s.trim() !== "", "text must not be blank")
+      .describe("The note to remember"),
     project: z.string().min(1).optional().describe("Default: the server's project"),
     sessionKey: z.string().min(1).optional().describe("Session the note belongs to"),
     tags: z.array(z.string().min(1).max(100)).max(50).default([]).describe("Searchable tags. Default: []"),
-    idempotencyKey: z.string().min(1).max(200).optional().describe("Same key + same arguments replays (replayed: true); other arguments: idempotency_conflict"),
+    idempotencyKey: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Same key + same arguments replays (replayed: true); other arguments: idempotency_conflict"),
   })
   .strict();
 /** Inferred from its schema. */
@@ -50,7 +58,13 @@ interface RawMemory {
 }
 
 function entry(r: RawMemory): MemoryEntry {
-  return { memoryId: r.id, text: r.text, tags: JSON.parse(r.tags) as string[], sessionKey: r.session_key, createdAt: r.created_at };
+  return {
+    memoryId: r.id,
+    text: r.text,
+    tags: JSON.parse(r.tags) as string[],
+    sessionKey: r.session_key,
+    createdAt: r.created_at,
+  };
 }
 
 /** Owns memory entries. */
@@ -62,14 +76,20 @@ export class MemoryService {
     const db = deps.db;
     this.idempotency = new IdempotencyStore(db);
     this.sql = {
-      insert: db.prepare("INSERT INTO memory (id, text, project, session_key, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
+      insert: db.prepare(
+        "INSERT INTO memory (id, text, project, session_key, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ),
       search: db.prepare<[string, string, number], RawMemory & { rank: number }>(
         `SELECT m.id, m.text, m.tags, m.session_key, m.created_at, bm25(memory_fts) AS rank
          FROM memory_fts JOIN memory m ON m.rowid = memory_fts.rowid
          WHERE memory_fts MATCH ? AND m.project = ? ORDER BY rank, m.created_at DESC LIMIT ?`,
       ),
-      recent: db.prepare<[string, number], RawMemory>("SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? ORDER BY created_at DESC, rowid DESC LIMIT ?"),
-      recentOfSession: db.prepare<[string, string, number], RawMemory>("SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? AND session_key = ? ORDER BY created_at DESC, rowid DESC LIMIT ?"),
+      recent: db.prepare<[string, number], RawMemory>(
+        "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+      ),
+      recentOfSession: db.prepare<[string, string, number], RawMemory>(
+        "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? AND session_key = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+      ),
     };
   }
 
@@ -79,7 +99,14 @@ export class MemoryService {
     const { result, replayed } = this.idempotency.once("memory_add", idempotencyKey, request, () => {
       const memoryId = `mem_${randomUUID()}`;
       const createdAt = Date.now();
-      this.sql.insert.run(memoryId, request.text, request.project ?? this.deps.config.project, request.sessionKey ?? null, JSON.stringify(request.tags), createdAt);
+      this.sql.insert.run(
+        memoryId,
+        request.text,
+        request.project ?? this.deps.config.project,
+        request.sessionKey ?? null,
+        JSON.stringify(request.tags),
+        createdAt,
+      );
       return { memoryId, createdAt };
     });
     return { ...result, replayed };
@@ -90,12 +117,23 @@ export class MemoryService {
     const match = ftsQuery(args.query);
     if (match === null) return { results: [] };
     const rows = this.sql.search.all(match, args.project ?? this.deps.config.project, args.limit);
-    return { results: rows.map((r) => ({ memoryId: r.id, text: r.text, tags: JSON.parse(r.tags) as string[], createdAt: r.created_at, score: -r.rank })) };
+    return {
+      results: rows.map((r) => ({
+        memoryId: r.id,
+        text: r.text,
+        tags: JSON.parse(r.tags) as string[],
+        createdAt: r.created_at,
+        score: -r.rank,
+      })),
+    };
   }
 
   /** Newest entries of a project (and session), for continuity_context. */
   recent(project: string, sessionKey: string | undefined, limit: number): MemoryEntry[] {
-    const rows = sessionKey === undefined ? this.sql.recent.all(project, limit) : this.sql.recentOfSession.all(project, sessionKey, limit);
+    const rows =
+      sessionKey === undefined
+        ? this.sql.recent.all(project, limit)
+        : this.sql.recentOfSession.all(project, sessionKey, limit);
     return rows.map(entry);
   }
 }

@@ -52,7 +52,12 @@ export function progressOf(e: Record<string, unknown>): Progress {
     }
     case "tool_execution_end": {
       const code = (e.result as { exitCode?: unknown } | undefined)?.exitCode;
-      const text = typeof code === "number" ? `${String(e.name ?? "bash")} exited ${code}` : e.isError ? "tool call failed" : "tool call ended";
+      const text =
+        typeof code === "number"
+          ? `${String(e.name ?? "bash")} exited ${code}`
+          : e.isError
+            ? "tool call failed"
+            : "tool call ended";
       return { phase: "waiting_model", update: text };
     }
     case "message": {

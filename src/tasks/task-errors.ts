@@ -3,19 +3,51 @@ import type { TaskError } from "./task-schema.js";
 
 /** Builds the error of a task whose run ended in failure (or was interrupted). */
 export function taskError(code: string, message: string, sessionKey: string | null): TaskError {
-  const rerun = sessionKey ? `call run_task with sessionKey "${sessionKey}" (the session keeps its history)` : "call run_task again";
+  const rerun = sessionKey
+    ? `call run_task with sessionKey "${sessionKey}" (the session keeps its history)`
+    : "call run_task again";
   switch (code) {
     case "interrupted":
-      return { code, message, category: "restart", suggestedRecovery: `The server stopped while this task ran. Check what the run already did (get_messages), then ${rerun}.` };
+      return {
+        code,
+        message,
+        category: "restart",
+        suggestedRecovery: `The server stopped while this task ran. Check what the run already did (get_messages), then ${rerun}.`,
+      };
     case "provider_auth_missing":
-      return { code, message, category: "auth", suggestedRecovery: `Set the provider's API key in the server's environment, restart it, then ${rerun}.` };
+      return {
+        code,
+        message,
+        category: "auth",
+        suggestedRecovery: `Set the provider's API key in the server's environment, restart it, then ${rerun}.`,
+      };
     case "provider_error":
-      return { code, message, category: "provider", suggestedRecovery: `The model provider failed after retries. Wait a little, then ${rerun}.` };
+      return {
+        code,
+        message,
+        category: "provider",
+        suggestedRecovery: `The model provider failed after retries. Wait a little, then ${rerun}.`,
+      };
     case "session_busy":
-      return { code, message, category: "run", suggestedRecovery: `The session was busy. ${rerun[0]!.toUpperCase()}${rerun.slice(1)} once its current run ends.` };
+      return {
+        code,
+        message,
+        category: "run",
+        suggestedRecovery: `The session was busy. ${rerun[0]!.toUpperCase()}${rerun.slice(1)} once its current run ends.`,
+      };
     case "internal":
-      return { code, message, category: "internal", suggestedRecovery: `An internal error ended the run; the server log has the cause. ${rerun[0]!.toUpperCase()}${rerun.slice(1)}.` };
+      return {
+        code,
+        message,
+        category: "internal",
+        suggestedRecovery: `An internal error ended the run; the server log has the cause. ${rerun[0]!.toUpperCase()}${rerun.slice(1)}.`,
+      };
     default:
-      return { code, message, category: "run", suggestedRecovery: `Read the message, adjust the prompt if needed, then ${rerun}.` };
+      return {
+        code,
+        message,
+        category: "run",
+        suggestedRecovery: `Read the message, adjust the prompt if needed, then ${rerun}.`,
+      };
   }
 }

@@ -14,22 +14,50 @@ export function clampWait(ms: number): number {
 }
 
 const taskIdField = z.string().min(1).describe("The task id (jobId is the same value)");
-const idempotencyKeyField = z.string().min(1).max(200).optional().describe("Same key + same arguments replays the original result (replayed: true); same key + other arguments is idempotency_conflict");
+const idempotencyKeyField = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .describe(
+    "Same key + same arguments replays the original result (replayed: true); same key + other arguments is idempotency_conflict",
+  );
 
 /** `{taskId}` or `{jobId}`: both name the same task. */
 function withTaskRef<S extends z.ZodRawShape>(shape: S) {
   return z
-    .object({ taskId: taskIdField.optional(), jobId: z.string().min(1).optional().describe("Alias of taskId"), ...shape })
+    .object({
+      taskId: taskIdField.optional(),
+      jobId: z.string().min(1).optional().describe("Alias of taskId"),
+      ...shape,
+    })
     .strict()
-    .refine((a) => (a as { taskId?: string }).taskId !== undefined || (a as { jobId?: string }).jobId !== undefined, { message: "give taskId (or jobId)", path: ["taskId"] });
+    .refine((a) => (a as { taskId?: string }).taskId !== undefined || (a as { jobId?: string }).jobId !== undefined, {
+      message: "give taskId (or jobId)",
+      path: ["taskId"],
+    });
 }
 
 /** Arguments of run_task. */
 export const runTaskInput = z
   .object({
-    prompt: z.string().refine((s) => s.trim() !== "", "prompt must not be blank").describe("What the agent should do"),
-    sessionKey: z.string().min(1).max(200).optional().describe("Session to run in (created when new). Default: a new session"),
-    title: z.string().trim().min(1).max(200).optional().describe("Default: the prompt's first line, cut to 80 characters"),
+    prompt: z
+      .string()
+      .refine((s) => s.trim() !== "", "prompt must not be blank")
+      .describe("What the agent should do"),
+    sessionKey: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Session to run in (created when new). Default: a new session"),
+    title: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Default: the prompt's first line, cut to 80 characters"),
     idempotencyKey: idempotencyKeyField,
     model: z.string().min(1).optional().describe("Model of a new session. Default: the server's"),
     provider: z.string().min(1).optional().describe("Provider of a new session. Default: the server's"),
@@ -55,9 +83,22 @@ export const runTaskOutput = z.object({
 
 /** Arguments of check_task. */
 export const checkTaskInput = withTaskRef({
-  waitMs: z.number().default(DEFAULT_WAIT_MS).describe("How long to wait for a terminal or actionable status, clamped to 0–600000. Default: 45000"),
-  until: z.enum(["settled", "update"]).default("settled").describe('"settled": return early only on a terminal or actionable status; "update": also on any new version. Default: "settled"'),
-  afterVersion: z.number().int().min(0).optional().describe('With until "update": return as soon as the version is above this. Default: the version at the call'),
+  waitMs: z
+    .number()
+    .default(DEFAULT_WAIT_MS)
+    .describe("How long to wait for a terminal or actionable status, clamped to 0–600000. Default: 45000"),
+  until: z
+    .enum(["settled", "update"])
+    .default("settled")
+    .describe(
+      '"settled": return early only on a terminal or actionable status; "update": also on any new version. Default: "settled"',
+    ),
+  afterVersion: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('With until "update": return as soon as the version is above this. Default: the version at the call'),
   include: includeSchema,
 });
 /** CheckTaskArgs, inferred from its schema. */
@@ -69,7 +110,9 @@ export const checkTaskOutput = z.object({
   isTerminal: z.boolean(),
   isActionable: z.boolean().describe("blocked or needs_human: someone must act (see nextAction)"),
   continuePolling: z.boolean().describe("True exactly while the task is todo or in_progress"),
-  nextAction: nextActionSchema.describe("check_task while running; the op that resumes an actionable task; null when terminal"),
+  nextAction: nextActionSchema.describe(
+    "check_task while running; the op that resumes an actionable task; null when terminal",
+  ),
   waitedMs: z.number().int(),
   pollNumber: z.number().int().describe("This call's number among the task's check_task calls"),
 });
@@ -84,7 +127,10 @@ export type GetTaskArgs = z.output<typeof getTaskInput>;
 /** Arguments of list_tasks. */
 export const listTasksInput = z
   .object({
-    status: z.union([taskStatusSchema, z.array(taskStatusSchema).min(1)]).optional().describe("One status or several"),
+    status: z
+      .union([taskStatusSchema, z.array(taskStatusSchema).min(1)])
+      .optional()
+      .describe("One status or several"),
     active: z.boolean().optional().describe("true: todo, in_progress, blocked, needs_human; false: terminal ones"),
     sessionKey: z.string().optional(),
     project: z.string().optional(),
@@ -99,7 +145,9 @@ export type ListTasksArgs = z.output<typeof listTasksInput>;
 /** Result of list_tasks. */
 export const listTasksOutput = z.object({
   tasks: z.array(taskRowSchema).describe("Newest first"),
-  counts: z.record(z.string(), z.number().int()).describe("Tasks per status matching the filters other than status/active"),
+  counts: z
+    .record(z.string(), z.number().int())
+    .describe("Tasks per status matching the filters other than status/active"),
   nextCursor: z.string().nullable(),
 });
 /** ListTasksResult, inferred from its schema. */

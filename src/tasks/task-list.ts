@@ -9,7 +9,10 @@ import { toRow } from "./task-view.js";
 
 function decodeCursor(cursor: string): number {
   const seq = /^c(\d{1,15})$/.exec(cursor)?.[1];
-  if (seq === undefined) throw new ClawError("invalid_args", "cursor is not one this server returned; pass nextCursor unchanged", { issues: [{ path: "cursor", message: "unknown cursor" }] });
+  if (seq === undefined)
+    throw new ClawError("invalid_args", "cursor is not one this server returned; pass nextCursor unchanged", {
+      issues: [{ path: "cursor", message: "unknown cursor" }],
+    });
   return Number(seq);
 }
 
@@ -17,15 +20,16 @@ function decodeCursor(cursor: string): number {
 export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
   const scope: string[] = [];
   const params: unknown[] = [];
-  if (args.project !== undefined) (scope.push("project = ?"), params.push(args.project));
-  if (args.sessionKey !== undefined) (scope.push("session_key = ?"), params.push(args.sessionKey));
-  if (args.kind !== undefined) (scope.push("kind = ?"), params.push(args.kind));
+  if (args.project !== undefined) scope.push("project = ?"), params.push(args.project);
+  if (args.sessionKey !== undefined) scope.push("session_key = ?"), params.push(args.sessionKey);
+  if (args.kind !== undefined) scope.push("kind = ?"), params.push(args.kind);
 
   const counts: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));
   const countSql = `SELECT status, COUNT(*) AS n FROM tasks ${scope.length ? `WHERE ${scope.join(" AND ")}` : ""} GROUP BY status`;
   for (const r of db.prepare<unknown[], { status: string; n: number }>(countSql).all(...params)) counts[r.status] = r.n;
 
-  let statuses: TaskStatus[] | undefined = args.status === undefined ? undefined : Array.isArray(args.status) ? args.status : [args.status];
+  let statuses: TaskStatus[] | undefined =
+    args.status === undefined ? undefined : Array.isArray(args.status) ? args.status : [args.status];
   if (args.active !== undefined) {
     const allowed = args.active ? OPEN : [...TERMINAL];
     statuses = (statuses ?? [...TASK_STATUSES]).filter((s) => allowed.includes(s));
@@ -37,9 +41,12 @@ export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
     where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
     whereParams.push(...statuses);
   }
-  if (args.cursor !== undefined) (where.push("seq < ?"), whereParams.push(decodeCursor(args.cursor)));
+  if (args.cursor !== undefined) where.push("seq < ?"), whereParams.push(decodeCursor(args.cursor));
   const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
-  const rows: TaskRecord[] = db.prepare<unknown[], Parameters<typeof fromRaw>[0]>(sql).all(...whereParams, args.limit + 1).map(fromRaw);
+  const rows: TaskRecord[] = db
+    .prepare<unknown[], Parameters<typeof fromRaw>[0]>(sql)
+    .all(...whereParams, args.limit + 1)
+    .map(fromRaw);
   const more = rows.length > args.limit;
   const page = more ? rows.slice(0, args.limit) : rows;
   const now = Date.now();
@@ -54,5 +61,13 @@ export function recentHandoffs(db: Db, project: string, sessionKey: string | und
     .prepare<unknown[], Parameters<typeof fromRaw>[0]>(sql)
     .all(...params)
     .map(fromRaw)
-    .map((t) => ({ taskId: t.id, title: t.title, status: t.status, version: t.version, sessionKey: t.sessionKey, handoff: t.handoff!, updatedAt: t.updatedAt }));
+    .map((t) => ({
+      taskId: t.id,
+      title: t.title,
+      status: t.status,
+      version: t.version,
+      sessionKey: t.sessionKey,
+      handoff: t.handoff!,
+      updatedAt: t.updatedAt,
+    }));
 }

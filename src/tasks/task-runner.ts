@@ -82,7 +82,17 @@ export class TaskRunner {
       const t = this.store.find(run.taskId);
       if (t?.status === "in_progress") {
         const error = taskError("interrupted", "the server shut down while this task ran", t.sessionKey);
-        this.store.patch(t.id, { status: "error", phase: "ended", endedAt: Date.now(), error, latestUpdate: { at: Date.now(), text: "interrupted by shutdown" } }, { timeline: "interrupted: the server shut down" });
+        this.store.patch(
+          t.id,
+          {
+            status: "error",
+            phase: "ended",
+            endedAt: Date.now(),
+            error,
+            latestUpdate: { at: Date.now(), text: "interrupted by shutdown" },
+          },
+          { timeline: "interrupted: the server shut down" },
+        );
       }
       run.controller.abort();
       this.sessions.abort(run.sessionId);
@@ -120,7 +130,14 @@ export class TaskRunner {
   private waitForSession(t: TaskRecord): void {
     const sessionId = t.sessionId!;
     if (t.phase !== "waiting_session") {
-      this.store.patch(t.id, { phase: "waiting_session", latestUpdate: { at: Date.now(), text: "waiting: the session is busy with another run" } }, { timeline: "waiting for the session" });
+      this.store.patch(
+        t.id,
+        {
+          phase: "waiting_session",
+          latestUpdate: { at: Date.now(), text: "waiting: the session is busy with another run" },
+        },
+        { timeline: "waiting for the session" },
+      );
     }
     const delay = Math.min(BUSY_RETRY_MAX_MS, (this.retries.get(sessionId)?.delay ?? BUSY_RETRY_MIN_MS / 2) * 2);
     const timer = setTimeout(() => {
@@ -135,7 +152,16 @@ export class TaskRunner {
     const sessionId = t.sessionId!;
     const controller = new AbortController();
     const now = Date.now();
-    this.store.patch(t.id, { status: "in_progress", phase: "starting", startedAt: t.startedAt ?? now, latestUpdate: { at: now, text: "run starting" } }, { timeline: "run started" });
+    this.store.patch(
+      t.id,
+      {
+        status: "in_progress",
+        phase: "starting",
+        startedAt: t.startedAt ?? now,
+        latestUpdate: { at: now, text: "run starting" },
+      },
+      { timeline: "run started" },
+    );
     const run: ActiveRun = { taskId: t.id, sessionId, controller, done: Promise.resolve() };
     this.active.set(sessionId, run);
     run.done = this.execute(t, controller).finally(() => {
@@ -147,12 +173,22 @@ export class TaskRunner {
   private async execute(t: TaskRecord, controller: AbortController): Promise<void> {
     let result: TaskRunResult;
     try {
-      result = await this.sessions.run(t.sessionId!, t.prompt ?? "", { taskId: t.id, signal: controller.signal, onEvent: (e) => this.onEvent(t.id, e) });
+      result = await this.sessions.run(t.sessionId!, t.prompt ?? "", {
+        taskId: t.id,
+        signal: controller.signal,
+        onEvent: (e) => this.onEvent(t.id, e),
+      });
     } catch (err) {
       const e = toClawError(err);
       if (e.code === "session_busy" && !this.closing && !controller.signal.aborted) return this.requeue(t);
       if (e.code === "internal") this.log(`tsclaw: task ${t.id}: run failed: ${(err as Error)?.stack ?? String(err)}`);
-      result = { sessionId: t.sessionId!, runId: "", status: controller.signal.aborted ? "cancelled" : "error", text: null, error: { code: e.code, message: e.message } };
+      result = {
+        sessionId: t.sessionId!,
+        runId: "",
+        status: controller.signal.aborted ? "cancelled" : "error",
+        text: null,
+        error: { code: e.code, message: e.message },
+      };
     }
     try {
       this.finish(t.id, result);
@@ -194,11 +230,22 @@ export class TaskRunner {
     const now = Date.now();
     if (t.status === "in_progress") {
       const status: TaskStatus = result.status === "completed" && !summary ? "completed_no_summary" : result.status;
-      const error = status === "error" ? taskError(result.error?.code ?? "run_failed", result.error?.message ?? "the run failed", t.sessionKey) : null;
+      const error =
+        status === "error"
+          ? taskError(result.error?.code ?? "run_failed", result.error?.message ?? "the run failed", t.sessionKey)
+          : null;
       const text = summary ? clip(summary) : error ? `failed: ${clip(error.message, 200)}` : `run ended: ${status}`;
-      this.store.patch(taskId, { status, phase: "ended", endedAt: now, summary, error, latestUpdate: { at: now, text } }, { timeline: `run ended: ${status}` });
+      this.store.patch(
+        taskId,
+        { status, phase: "ended", endedAt: now, summary, error, latestUpdate: { at: now, text } },
+        { timeline: `run ended: ${status}` },
+      );
     } else if (ACTIONABLE.has(t.status)) {
-      this.store.patch(taskId, { phase: "waiting_human", summary: summary ?? t.summary }, { timeline: `run ended; the task stays ${t.status}` });
+      this.store.patch(
+        taskId,
+        { phase: "waiting_human", summary: summary ?? t.summary },
+        { timeline: `run ended; the task stays ${t.status}` },
+      );
     } else if (summary && t.summary === null && TERMINAL.has(t.status)) {
       this.store.patch(taskId, { summary });
     }

@@ -6,7 +6,17 @@
 import { z } from "zod";
 
 /** Every task status (DESIGN §7). */
-export const TASK_STATUSES = ["todo", "in_progress", "blocked", "needs_human", "completed", "completed_no_summary", "error", "cancelled", "done"] as const;
+export const TASK_STATUSES = [
+  "todo",
+  "in_progress",
+  "blocked",
+  "needs_human",
+  "completed",
+  "completed_no_summary",
+  "error",
+  "cancelled",
+  "done",
+] as const;
 
 /** A task status. */
 export const taskStatusSchema = z.enum(TASK_STATUSES);
@@ -24,7 +34,16 @@ export type TaskStatus = z.infer<typeof taskStatusSchema>;
  * - `open`: a work task (task_create) that is not finished; tsclaw tracks it, a worker does it
  * - `ended`: terminal
  */
-export const TASK_PHASES = ["queued", "waiting_session", "starting", "waiting_model", "running_tool", "waiting_human", "open", "ended"] as const;
+export const TASK_PHASES = [
+  "queued",
+  "waiting_session",
+  "starting",
+  "waiting_model",
+  "running_tool",
+  "waiting_human",
+  "open",
+  "ended",
+] as const;
 /** A task phase. */
 export const taskPhaseSchema = z.enum(TASK_PHASES);
 /** Inferred from its schema. */
@@ -49,14 +68,19 @@ export const handoffInputSchema = z
   .object({
     completed: z.string().optional().describe("What was done (non-empty to complete)"),
     next: z.string().optional().describe("The next step (non-empty to complete)"),
-    blockers: z.string().optional().describe('What blocks the work (non-empty to set "blocked"; may be empty otherwise)'),
+    blockers: z
+      .string()
+      .optional()
+      .describe('What blocks the work (non-empty to set "blocked"; may be empty otherwise)'),
   })
   .strict();
 
 /** A work receipt: the durable claim of who did what (seed 003's work_receipt). */
 export const receiptInputSchema = z
   .object({
-    sessionRef: z.string().describe("The worker's session reference; (taskId, sessionRef) is unique, so a retry never appends twice"),
+    sessionRef: z
+      .string()
+      .describe("The worker's session reference; (taskId, sessionRef) is unique, so a retry never appends twice"),
     worker: z.string().describe("Who did the work (agent, model, person)"),
     work: z.string().describe("What was actually done"),
     next: z.string().default("").describe("The next step"),
@@ -98,7 +122,13 @@ export const latestUpdateSchema = z.object({ at: z.number(), text: z.string() })
 export type LatestUpdate = z.infer<typeof latestUpdateSchema>;
 
 /** One entry of the compact, bounded timeline. */
-export const timelineEntrySchema = z.object({ at: z.number(), version: z.number().int(), status: taskStatusSchema, phase: taskPhaseSchema, text: z.string() });
+export const timelineEntrySchema = z.object({
+  at: z.number(),
+  version: z.number().int(),
+  status: taskStatusSchema,
+  phase: taskPhaseSchema,
+  text: z.string(),
+});
 /** Inferred from its schema. */
 export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
 
@@ -152,6 +182,9 @@ export const taskRowSchema = z.object({
 export type TaskRow = z.infer<typeof taskRowSchema>;
 
 /** Extra parts of a Task a caller may ask for. */
-export const includeSchema = z.array(z.enum(["timeline", "receipts", "prompt"])).default([]).describe('Extra parts: "timeline", "receipts", "prompt". Default: none');
+export const includeSchema = z
+  .array(z.enum(["timeline", "receipts", "prompt"]))
+  .default([])
+  .describe('Extra parts: "timeline", "receipts", "prompt". Default: none');
 /** Inferred from its schema. */
 export type TaskInclude = z.output<typeof includeSchema>;

@@ -14,16 +14,23 @@ import { IdempotencyStore } from "./idempotency.js";
 import { clip } from "./run-events.js";
 import type { SessionPort, TaskSession } from "./session-port.js";
 import { taskError } from "./task-errors.js";
-import { clampWait, type CheckTaskArgs, type CheckTaskResult, type ListTasksArgs, type RunTaskArgs, type TaskCreateArgs } from "./task-inputs.js";
+import {
+  type CheckTaskArgs,
+  type CheckTaskResult,
+  clampWait,
+  type ListTasksArgs,
+  type RunTaskArgs,
+  type TaskCreateArgs,
+} from "./task-inputs.js";
 import { listTasks, recentHandoffs } from "./task-list.js";
 import { TaskNotifier } from "./task-notifier.js";
 import { TaskRunner } from "./task-runner.js";
 import type { Task, TaskInclude } from "./task-schema.js";
 import { ACTIONABLE, continuePolling, nextActionFor, TERMINAL } from "./task-status.js";
-import { TaskStore, type TaskRecord } from "./task-store.js";
-import { TaskTelemetry } from "./telemetry.js";
+import { type TaskRecord, TaskStore } from "./task-store.js";
 import { toTask } from "./task-view.js";
 import { waitForTask } from "./task-waiter.js";
+import { TaskTelemetry } from "./telemetry.js";
 
 /** What the task service is built from. */
 export interface TaskServiceDeps {
@@ -49,18 +56,36 @@ export class TaskService {
   constructor(readonly deps: TaskServiceDeps) {
     this.store = new TaskStore(deps.db, (id) => this.notifier.changed(id));
     this.idempotency = new IdempotencyStore(deps.db);
-    this.telemetry = new TaskTelemetry(deps.db, deps.config.env.CLAW_TELEMETRY_LOG === "1" ? deps.config.log : undefined);
+    this.telemetry = new TaskTelemetry(
+      deps.db,
+      deps.config.env.CLAW_TELEMETRY_LOG === "1" ? deps.config.log : undefined,
+    );
     this.runner = new TaskRunner(this.store, deps.sessions, deps.config.log);
   }
 
   /** Restart recovery: run tasks left in_progress by a dead process become error/interrupted; queued ones start. */
   start(): void {
     for (const t of this.store.runTasksWithStatus("in_progress")) {
-      const error = taskError("interrupted", "the server restarted while this task ran (its process ended)", t.sessionKey);
-      this.store.patch(t.id, { status: "error", phase: "ended", endedAt: Date.now(), error, latestUpdate: { at: Date.now(), text: "interrupted: the server restarted" } }, { timeline: "interrupted: the server restarted" });
+      const error = taskError(
+        "interrupted",
+        "the server restarted while this task ran (its process ended)",
+        t.sessionKey,
+      );
+      this.store.patch(
+        t.id,
+        {
+          status: "error",
+          phase: "ended",
+          endedAt: Date.now(),
+          error,
+          latestUpdate: { at: Date.now(), text: "interrupted: the server restarted" },
+        },
+        { timeline: "interrupted: the server restarted" },
+      );
     }
     for (const status of ["blocked", "needs_human"] as const) {
-      for (const t of this.store.runTasksWithStatus(status)) if (t.phase !== "waiting_human") this.store.patch(t.id, { phase: "waiting_human" });
+      for (const t of this.store.runTasksWithStatus(status))
+        if (t.phase !== "waiting_human") this.store.patch(t.id, { phase: "waiting_human" });
     }
     for (const t of this.store.runTasksWithStatus("todo")) this.runner.enqueue(t);
   }
@@ -87,7 +112,14 @@ export class TaskService {
       let existing: TaskSession | undefined;
       if (request.sessionKey !== undefined) existing = findSession(sessions, request.sessionKey);
       sessions.checkProvider(request.provider ?? existing?.provider);
-      const session = existing ?? sessions.ensure({ sessionKey: request.sessionKey, bus: request.bus, model: request.model, provider: request.provider });
+      const session =
+        existing ??
+        sessions.ensure({
+          sessionKey: request.sessionKey,
+          bus: request.bus,
+          model: request.model,
+          provider: request.provider,
+        });
       const firstLine = request.prompt.split("\n").find((l) => l.trim() !== "") ?? request.prompt;
       const t = this.store.insert(
         {
@@ -129,7 +161,12 @@ export class TaskService {
     const taskId = (args.taskId ?? args.jobId)!;
     const pollNumber = this.store.countPoll(taskId);
     const waitMs = this.closed ? 0 : clampWait(args.waitMs);
-    const { task, waitedMs } = await waitForTask(this.store, this.notifier, taskId, { waitMs, until: args.until, afterVersion: args.afterVersion, signal });
+    const { task, waitedMs } = await waitForTask(this.store, this.notifier, taskId, {
+      waitMs,
+      until: args.until,
+      afterVersion: args.afterVersion,
+      signal,
+    });
     return {
       task: this.view(task, args.include),
       isTerminal: TERMINAL.has(task.status),
@@ -162,7 +199,11 @@ export class TaskService {
     if (TERMINAL.has(t.status)) return this.view(t);
     this.runner.dequeue(taskId);
     const now = Date.now();
-    this.store.patch(taskId, { status: "cancelled", phase: "ended", endedAt: now, latestUpdate: { at: now, text: "cancelled" } }, { timeline: `cancelled (was ${t.status})` });
+    this.store.patch(
+      taskId,
+      { status: "cancelled", phase: "ended", endedAt: now, latestUpdate: { at: now, text: "cancelled" } },
+      { timeline: `cancelled (was ${t.status})` },
+    );
     await this.runner.stop(taskId);
     return this.view(this.store.get(taskId));
   }
@@ -172,7 +213,21 @@ export class TaskService {
     const { idempotencyKey, ...request } = args;
     const { result, replayed } = this.idempotency.once("task_create", idempotencyKey, request, () => {
       const t = this.store.insert(
-        { id: `task_${randomUUID()}`, kind: "work", title: request.title, body: request.body ?? null, prompt: null, sessionKey: null, sessionId: null, project: request.project ?? this.deps.config.project, status: "todo", phase: "open", model: null, provider: null, bus: null },
+        {
+          id: `task_${randomUUID()}`,
+          kind: "work",
+          title: request.title,
+          body: request.body ?? null,
+          prompt: null,
+          sessionKey: null,
+          sessionId: null,
+          project: request.project ?? this.deps.config.project,
+          status: "todo",
+          phase: "open",
+          model: null,
+          provider: null,
+          bus: null,
+        },
         "created",
       );
       return { taskId: t.id };
@@ -182,7 +237,11 @@ export class TaskService {
 
   /** task_update with the completion contract; the result includes the task's receipts. */
   updateTask(args: TaskUpdateArgs): Task & { replayed: boolean } {
-    const { task, replayed } = applyUpdate(this.store, { instance: this.deps.identity.instance, runActive: (id) => this.runner.isRunning(id) }, args);
+    const { task, replayed } = applyUpdate(
+      this.store,
+      { instance: this.deps.identity.instance, runActive: (id) => this.runner.isRunning(id) },
+      args,
+    );
     return { ...this.view(task, ["receipts"]), replayed };
   }
 }

@@ -6,7 +6,13 @@ import { ClawError } from "../errors.js";
 import type { NextAction, TaskKind, TaskStatus } from "./task-schema.js";
 
 /** Statuses after which nothing more happens unless someone reopens the task. */
-export const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "completed_no_summary", "error", "cancelled", "done"]);
+export const TERMINAL: ReadonlySet<TaskStatus> = new Set([
+  "completed",
+  "completed_no_summary",
+  "error",
+  "cancelled",
+  "done",
+]);
 /** Statuses that wait for someone to act. */
 export const ACTIONABLE: ReadonlySet<TaskStatus> = new Set(["blocked", "needs_human"]);
 /** Statuses of open work (list_tasks active: true, continuity openTasks). */
@@ -37,7 +43,10 @@ export function nextActionFor(t: NextActionInput): NextAction {
   if (TERMINAL.has(t.status)) return null;
   if (!ACTIONABLE.has(t.status)) return { op: "check_task", args: { taskId: t.id } };
   if (t.kind === "run" && t.sessionKey) {
-    return { op: "run_task", args: { sessionKey: t.sessionKey, prompt: "<answer the blockers in handoff.blockers, then continue the work>" } };
+    return {
+      op: "run_task",
+      args: { sessionKey: t.sessionKey, prompt: "<answer the blockers in handoff.blockers, then continue the work>" },
+    };
   }
   return { op: "task_update", args: { taskId: t.id, expectedVersion: t.version, status: "in_progress" } };
 }
@@ -52,7 +61,11 @@ export interface TransitionFacts {
 }
 
 function reject(f: TransitionFacts, why: string): never {
-  throw new ClawError("invalid_transition", `cannot change a ${f.kind} task from ${f.from} to ${f.to}: ${why}`, { from: f.from, to: f.to, kind: f.kind });
+  throw new ClawError("invalid_transition", `cannot change a ${f.kind} task from ${f.from} to ${f.to}: ${why}`, {
+    from: f.from,
+    to: f.to,
+    kind: f.kind,
+  });
 }
 
 /**
@@ -75,7 +88,8 @@ export function checkTransition(f: TransitionFacts): void {
       if (TERMINAL.has(f.from)) reject(f, "the task already ended; reopen it first");
       return;
     case "done":
-      if (f.from === "cancelled") reject(f, "a cancelled task is reopened (todo or in_progress) before it is completed");
+      if (f.from === "cancelled")
+        reject(f, "a cancelled task is reopened (todo or in_progress) before it is completed");
       return;
     case "todo":
     case "in_progress":
@@ -86,7 +100,8 @@ export function checkTransition(f: TransitionFacts): void {
     case "blocked":
     case "needs_human":
       if (TERMINAL.has(f.from)) reject(f, "the task already ended; reopen it first");
-      if (f.kind === "run" && f.from === "todo") reject(f, "the run has not started; cancel it with cancel_task or wait until it runs");
+      if (f.kind === "run" && f.from === "todo")
+        reject(f, "the run has not started; cancel it with cancel_task or wait until it runs");
       return;
   }
 }

@@ -3,9 +3,19 @@
  * `version` by one (compare-and-set when an expected version is given), appends to the bounded
  * timeline when asked, and wakes waiters of the task after the write.
  */
-import type { Db } from "../store/db.js";
+
 import { ClawError } from "../errors.js";
-import type { Handoff, LatestUpdate, Receipt, TaskError, TaskKind, TaskPhase, TaskStatus, TimelineEntry } from "./task-schema.js";
+import type { Db } from "../store/db.js";
+import type {
+  Handoff,
+  LatestUpdate,
+  Receipt,
+  TaskError,
+  TaskKind,
+  TaskPhase,
+  TaskStatus,
+  TimelineEntry,
+} from "./task-schema.js";
 
 /** Max timeline entries kept per task; the oldest are dropped (the first one, "created", stays). */
 export const TIMELINE_LIMIT = 50;
@@ -40,10 +50,30 @@ export interface TaskRecord {
 }
 
 /** Fields of a new task. */
-export type NewTask = Pick<TaskRecord, "id" | "kind" | "title" | "body" | "prompt" | "sessionKey" | "sessionId" | "project" | "status" | "phase" | "model" | "provider" | "bus">;
+export type NewTask = Pick<
+  TaskRecord,
+  | "id"
+  | "kind"
+  | "title"
+  | "body"
+  | "prompt"
+  | "sessionKey"
+  | "sessionId"
+  | "project"
+  | "status"
+  | "phase"
+  | "model"
+  | "provider"
+  | "bus"
+>;
 
 /** Changeable fields; undefined leaves a field as it is, null clears it. */
-export type TaskPatch = Partial<Pick<TaskRecord, "status" | "phase" | "title" | "body" | "startedAt" | "endedAt" | "latestUpdate" | "summary" | "error" | "handoff">>;
+export type TaskPatch = Partial<
+  Pick<
+    TaskRecord,
+    "status" | "phase" | "title" | "body" | "startedAt" | "endedAt" | "latestUpdate" | "summary" | "error" | "handoff"
+  >
+>;
 
 const COLUMNS: Record<keyof TaskPatch, string> = {
   status: "status",
@@ -138,10 +168,16 @@ export class TaskStore {
         `INSERT INTO tasks (id, kind, title, body, prompt, session_key, session_id, project, status, phase, version, model, provider, bus, created_at, updated_at, timeline)
          VALUES (@id, @kind, @title, @body, @prompt, @sessionKey, @sessionId, @project, @status, @phase, 1, @model, @provider, @bus, @now, @now, @timeline)`,
       ),
-      poll: db.prepare<[string], { poll_count: number }>("UPDATE tasks SET poll_count = poll_count + 1 WHERE id = ? RETURNING poll_count"),
-      getReceipt: db.prepare<[string, string], { body: string; created_at: number }>("SELECT body, created_at FROM receipts WHERE task_id = ? AND session_ref = ?"),
+      poll: db.prepare<[string], { poll_count: number }>(
+        "UPDATE tasks SET poll_count = poll_count + 1 WHERE id = ? RETURNING poll_count",
+      ),
+      getReceipt: db.prepare<[string, string], { body: string; created_at: number }>(
+        "SELECT body, created_at FROM receipts WHERE task_id = ? AND session_ref = ?",
+      ),
       insertReceipt: db.prepare("INSERT INTO receipts (task_id, session_ref, body, created_at) VALUES (?, ?, ?, ?)"),
-      receipts: db.prepare<[string], { body: string; created_at: number }>("SELECT body, created_at FROM receipts WHERE task_id = ? ORDER BY created_at, session_ref"),
+      receipts: db.prepare<[string], { body: string; created_at: number }>(
+        "SELECT body, created_at FROM receipts WHERE task_id = ? ORDER BY created_at, session_ref",
+      ),
       byStatus: db.prepare<[string, string], RawTask>("SELECT * FROM tasks WHERE kind = ? AND status = ? ORDER BY seq"),
     };
   }
@@ -171,16 +207,27 @@ export class TaskStore {
    * Applies `patch` and bumps the version. With `expectedVersion`, returns undefined (and
    * changes nothing) when the stored version differs. `timeline` appends one entry.
    */
-  patch(id: string, patch: TaskPatch, opts: { expectedVersion?: number; timeline?: string } = {}): TaskRecord | undefined {
+  patch(
+    id: string,
+    patch: TaskPatch,
+    opts: { expectedVersion?: number; timeline?: string } = {},
+  ): TaskRecord | undefined {
     const current = this.get(id);
     if (opts.expectedVersion !== undefined && current.version !== opts.expectedVersion) return undefined;
     const now = Date.now();
     const keys = (Object.keys(patch) as (keyof TaskPatch)[]).filter((k) => patch[k] !== undefined);
     const values: Record<string, unknown> = { id, version: current.version, now };
-    for (const k of keys) values[k] = JSON_FIELDS.has(k) ? (patch[k] === null ? null : JSON.stringify(patch[k])) : patch[k];
+    for (const k of keys)
+      values[k] = JSON_FIELDS.has(k) ? (patch[k] === null ? null : JSON.stringify(patch[k])) : patch[k];
     let timelineSet = "";
     if (opts.timeline !== undefined) {
-      const entry: TimelineEntry = { at: now, version: current.version + 1, status: patch.status ?? current.status, phase: patch.phase ?? current.phase, text: opts.timeline };
+      const entry: TimelineEntry = {
+        at: now,
+        version: current.version + 1,
+        status: patch.status ?? current.status,
+        phase: patch.phase ?? current.phase,
+        text: opts.timeline,
+      };
       const list = [...current.timeline, entry];
       if (list.length > TIMELINE_LIMIT) list.splice(1, list.length - TIMELINE_LIMIT);
       values.timeline = JSON.stringify(list);
@@ -219,7 +266,9 @@ export class TaskStore {
 
   /** A task's receipts, oldest first. */
   receipts(taskId: string): Receipt[] {
-    return this.sql.receipts.all(taskId).map((r) => ({ ...(JSON.parse(r.body) as Omit<Receipt, "createdAt">), createdAt: r.created_at }));
+    return this.sql.receipts
+      .all(taskId)
+      .map((r) => ({ ...(JSON.parse(r.body) as Omit<Receipt, "createdAt">), createdAt: r.created_at }));
   }
 
   /** Runs `fn` in one transaction. */

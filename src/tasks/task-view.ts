@@ -42,5 +42,9 @@ export function toTask(t: TaskRecord, include: TaskInclude = [], receipts?: () =
 /** The compact row: summary cut to 500 characters, with summaryTruncated. */
 export function toRow(t: TaskRecord, now = Date.now()): TaskRow {
   const long = t.summary !== null && t.summary.length > ROW_SUMMARY_CHARS;
-  return { ...base(t, now), summary: long ? t.summary!.slice(0, ROW_SUMMARY_CHARS) : t.summary, summaryTruncated: long };
+  return {
+    ...base(t, now),
+    summary: long ? t.summary!.slice(0, ROW_SUMMARY_CHARS) : t.summary,
+    summaryTruncated: long,
+  };
 }

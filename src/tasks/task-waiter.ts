@@ -3,8 +3,9 @@
  * a terminal or actionable status ("settled"), on any newer version ("update"), at the end of
  * the wait, when the caller goes away, or at shutdown. Never changes the task.
  */
-import { ACTIONABLE, TERMINAL } from "./task-status.js";
+
 import type { TaskNotifier } from "./task-notifier.js";
+import { ACTIONABLE, TERMINAL } from "./task-status.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
 
 /** How to wait. */
@@ -17,11 +18,17 @@ export interface WaitOptions {
 }
 
 /** Waits for `taskId` as asked; returns the last snapshot and how long it waited. */
-export async function waitForTask(store: TaskStore, notifier: TaskNotifier, taskId: string, opts: WaitOptions): Promise<{ task: TaskRecord; waitedMs: number }> {
+export async function waitForTask(
+  store: TaskStore,
+  notifier: TaskNotifier,
+  taskId: string,
+  opts: WaitOptions,
+): Promise<{ task: TaskRecord; waitedMs: number }> {
   const started = performance.now();
   let task = store.get(taskId);
   const baseline = opts.afterVersion ?? task.version;
-  const ready = (t: TaskRecord) => TERMINAL.has(t.status) || ACTIONABLE.has(t.status) || (opts.until === "update" && t.version > baseline);
+  const ready = (t: TaskRecord) =>
+    TERMINAL.has(t.status) || ACTIONABLE.has(t.status) || (opts.until === "update" && t.version > baseline);
   if (ready(task) || opts.waitMs <= 0 || opts.signal.aborted) return { task, waitedMs: 0 };
   await new Promise<void>((resolve) => {
     let done = false;

@@ -3,7 +3,7 @@
  * with esbuild (dependencies left external, as in the package), then started with node. Starting
  * the bundle takes a fraction of the time of transpiling through tsx on every spawn.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -18,7 +18,16 @@ export function cliBundle(): Promise<string> {
   built ??= (async () => {
     const outfile = `${ROOT}node_modules/.cache/tsclaw-test/cli-${process.pid}.mjs`;
     process.once("exit", () => rmSync(outfile, { force: true }));
-    await build({ entryPoints: [`${ROOT}adapters/cli/index.ts`], bundle: true, platform: "node", format: "esm", target: "node20", packages: "external", outfile, logLevel: "error" });
+    await build({
+      entryPoints: [`${ROOT}adapters/cli/index.ts`],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      packages: "external",
+      outfile,
+      logLevel: "error",
+    });
     return outfile;
   })();
   return built;
@@ -30,9 +39,16 @@ export async function cliCommand(): Promise<string[]> {
 }
 
 /** Starts the CLI; stdout/stderr are collected as text. */
-export async function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildProcess & { out: () => string; err: () => string; exited: Promise<number | null> }> {
+export async function spawnCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ChildProcess & { out: () => string; err: () => string; exited: Promise<number | null> }> {
   const cli = await cliCommand();
-  const child = spawn(cli[0]!, [...cli.slice(1), ...args], { cwd: ROOT, env: { ...process.env, CLAW_URL: "", CLAW_TOKEN: "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(cli[0]!, [...cli.slice(1), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, CLAW_URL: "", CLAW_TOKEN: "", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout!.on("data", (c) => (out += c));
@@ -42,7 +58,10 @@ export async function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): Pro
 }
 
 /** Runs the CLI to completion with `input` on stdin. */
-export async function runCli(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = await spawnCli(args, options.env);
   child.stdin!.end(options.input ?? "");
   const code = await child.exited;

@@ -34,7 +34,10 @@ describe("tsclaw CLI", () => {
     ].join("\n");
     const r = await runCli(["stdio", "--db", ":memory:"], { input: `${input}\n` });
     expect(r.code).toBe(0);
-    const lines = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(3);
     expect(lines.find((l) => l.id === 1)).toMatchObject({ ok: true, result: { bus: "cli", seq: 1 } });
     expect(lines.find((l) => l.id === null)).toMatchObject({ ok: false, error: { code: "invalid_json" } });
@@ -83,13 +86,24 @@ describe("tsclaw CLI", () => {
     await server.claw.bus.out({ bus: "t", payload: 3 });
     await server.claw.bus.out({ bus: "t", payload: 4 });
     expect(await tail.exited).toBe(0);
-    const events = tail.out().trimEnd().split("\n").map((l) => JSON.parse(l));
-    expect(events.map((e) => [e.seq, e.payload])).toEqual([[2, 2], [3, 3], [4, 4]]);
+    const events = tail
+      .out()
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.seq, e.payload])).toEqual([
+      [2, 2],
+      [3, 3],
+      [4, 4],
+    ]);
     expect(events[0]).toEqual({ bus: "t", seq: 2, ts: expect.any(Number), payload: 2 });
   });
 
   it("tail: a bad bus name or an unreachable server exits non-zero with one line", async () => {
-    const [bad, down] = await Promise.all([runCli(["tail", "not a bus"]), runCli(["tail", "--url", "http://127.0.0.1:9"])]);
+    const [bad, down] = await Promise.all([
+      runCli(["tail", "not a bus"]),
+      runCli(["tail", "--url", "http://127.0.0.1:9"]),
+    ]);
     expect(bad.code).toBe(2);
     expect(down.code).toBe(1);
     expect(down.stderr.trimEnd().split("\n")).toHaveLength(1);

@@ -1,8 +1,8 @@
 /** Test clients for the streaming adapters: a WebSocket client and an in-memory stdio pair, both matching responses by id. */
 import { PassThrough } from "node:stream";
 import WebSocket from "ws";
-import { runStdio, type StdioOptions } from "../../adapters/stdio.js";
 import { JsonLinesSplitter } from "../../adapters/jsonl.js";
+import { runStdio, type StdioOptions } from "../../adapters/stdio.js";
 import type { Claw } from "../../src/index.js";
 
 /** A streaming client: send raw frames or requests, await responses by id, collect event frames. */
@@ -65,7 +65,10 @@ function makeClient(send: (text: string) => void, close: () => Promise<void>) {
 }
 
 /** Opens a WebSocket to `${url}/ws`. */
-export async function wsClient(httpUrl: string, headers: Record<string, string> = {}): Promise<StreamClient & { ws: WebSocket }> {
+export async function wsClient(
+  httpUrl: string,
+  headers: Record<string, string> = {},
+): Promise<StreamClient & { ws: WebSocket }> {
   const ws = new WebSocket(`${httpUrl.replace(/^http/, "ws")}/ws`, { headers });
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
@@ -85,7 +88,10 @@ export async function wsClient(httpUrl: string, headers: Record<string, string> 
 }
 
 /** Runs runStdio over in-memory streams. `end()` closes the input; `done` resolves when runStdio does. */
-export function stdioClient(claw: Claw, options: Partial<StdioOptions> = {}): StreamClient & { input: PassThrough; output: PassThrough; done: Promise<void>; end(): void; lines: string[] } {
+export function stdioClient(
+  claw: Claw,
+  options: Partial<StdioOptions> = {},
+): StreamClient & { input: PassThrough; output: PassThrough; done: Promise<void>; end(): void; lines: string[] } {
   const input = new PassThrough();
   const output = new PassThrough();
   const lines: string[] = [];

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { listenHttp, type RunningHttp } from "../../adapters/http.js";
 import { createAccessPolicy, isLoopbackAddress, isLoopbackHost, tokenMatches } from "../../adapters/security.js";
-import { attachWebSocket, type AttachedWebSocket } from "../../adapters/ws-server.js";
+import { type AttachedWebSocket, attachWebSocket } from "../../adapters/ws-server.js";
 import type { Claw } from "../../src/index.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -26,11 +26,15 @@ afterEach(async () => {
 /** A raw request, so Host can be anything. */
 function rawPost(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}/do`, { method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
-      let text = "";
-      res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
+    const req = httpRequest(
+      `${url}/do`,
+      { method: "POST", headers: { "content-type": "application/json", ...headers } },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -108,14 +112,24 @@ describe("HTTP security", () => {
     extra = { http, claw, ws: attachWebSocket(claw, http.server, { policy }) };
     const url = `http://${external}:${http.port}`;
     const post = (headers: Record<string, string>) =>
-      fetch(`${url}/do`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: envelope }).then((r) => r.status);
+      fetch(`${url}/do`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: envelope,
+      }).then((r) => r.status);
     expect(await post({})).toBe(401);
     expect(await post({ authorization: `Bearer ${policy.token}x` })).toBe(401);
     expect(await post({ authorization: `Bearer ${policy.token}` })).toBe(200);
     expect(await upgradeStatus(url)).toBe(401);
     expect(await upgradeStatus(url, { headers: { authorization: `Bearer ${policy.token}` } })).toBe(101);
     // Loopback stays free without --token.
-    expect(await fetch(`http://127.0.0.1:${http.port}/do`, { method: "POST", headers: { "content-type": "application/json" }, body: envelope }).then((r) => r.status)).toBe(200);
+    expect(
+      await fetch(`http://127.0.0.1:${http.port}/do`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: envelope,
+      }).then((r) => r.status),
+    ).toBe(200);
   });
 });
 
@@ -144,8 +158,12 @@ describe("security helpers", () => {
   it("recognises loopback addresses and host names", () => {
     expect(["127.0.0.1", "127.9.9.9", "::1", "::ffff:127.0.0.1"].every(isLoopbackAddress)).toBe(true);
     expect(["192.0.2.1", "::ffff:10.0.0.1", undefined].some(isLoopbackAddress)).toBe(false);
-    expect(["localhost", "LOCALHOST:8000", "127.0.0.1:1", "[::1]:8000", "app.localhost"].every(isLoopbackHost)).toBe(true);
-    expect(["evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "[::2]:80", undefined].some(isLoopbackHost)).toBe(false);
+    expect(["localhost", "LOCALHOST:8000", "127.0.0.1:1", "[::1]:8000", "app.localhost"].every(isLoopbackHost)).toBe(
+      true,
+    );
+    expect(
+      ["evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "[::2]:80", undefined].some(isLoopbackHost),
+    ).toBe(false);
   });
 
   it("compares tokens exactly", () => {

@@ -129,7 +129,8 @@ describe("GET /bus/<name>/events (SSE)", () => {
     sse.pause();
     const N = 6000;
     const payload = "z".repeat(1000); // ~6 MB: far past the socket buffers
-    for (let i = 0; i < N; i += 500) await Promise.all(Array.from({ length: 500 }, () => server!.claw.bus.out({ bus: "flood", payload })));
+    for (let i = 0; i < N; i += 500)
+      await Promise.all(Array.from({ length: 500 }, () => server!.claw.bus.out({ bus: "flood", payload })));
     sse.resume();
     await sse.until(() => sse.events.length === N, 30_000);
     expect(sse.events.map((e) => Number(e.id))).toEqual(Array.from({ length: N }, (_, i) => i + 1));
@@ -140,7 +141,9 @@ describe("GET /bus/<name>/events (SSE)", () => {
     server = await startServer(memClaw(), { token: "s3cret" });
     const noToken = await fetch(`${server.url}/bus/x/events`);
     expect(noToken.status).toBe(401);
-    const foreign = await fetch(`${server.url}/bus/x/events`, { headers: { origin: "https://evil.example", authorization: "Bearer s3cret" } });
+    const foreign = await fetch(`${server.url}/bus/x/events`, {
+      headers: { origin: "https://evil.example", authorization: "Bearer s3cret" },
+    });
     expect(foreign.status).toBe(403);
     const ok = await openSse(`${server.url}/bus/x/events?token=s3cret`);
     expect(ok.status).toBe(200);

@@ -36,7 +36,9 @@ describe("stdio JSON lines", () => {
     s.raw(JSON.stringify({ op: "bash", args: { script: "sleep 0.5; echo finished" }, id: "b" }));
     s.end();
     await s.done;
-    expect(s.frames).toEqual([{ id: "b", ok: true, result: { stdout: "finished\n", stderr: "", exitCode: 0, timeout: false } }]);
+    expect(s.frames).toEqual([
+      { id: "b", ok: true, result: { stdout: "finished\n", stderr: "", exitCode: 0, timeout: false } },
+    ]);
   });
 
   it("answers a bad line with an error line and goes on", async () => {
@@ -86,7 +88,8 @@ describe("stdio JSON lines", () => {
     const s = stdioClient(c, { highWaterMark: 32 * 1024 });
     s.output.pause(); // nobody reads
     const sub = s.request("subscribe", { bus: "fast", after: 0 });
-    for (let i = 0; i < 20; i++) await Promise.all(Array.from({ length: 50 }, () => c.bus.out({ bus: "fast", payload: "y".repeat(500) })));
+    for (let i = 0; i < 20; i++)
+      await Promise.all(Array.from({ length: 50 }, () => c.bus.out({ bus: "fast", payload: "y".repeat(500) })));
     s.output.resume();
     await sub;
     await s.until((f) => f.some((x) => x.event === "subscription_closed"));
@@ -98,7 +101,9 @@ describe("stdio JSON lines", () => {
     // Resuming with after = lastSeq delivers the rest.
     await s.request("subscribe", { bus: "fast", after: notice.lastSeq });
     await s.until((f) => f.filter((x) => x.event === "bus").length === 1000);
-    expect(s.frames.filter((x) => x.event === "bus").map((e) => e.seq)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    expect(s.frames.filter((x) => x.event === "bus").map((e) => e.seq)).toEqual(
+      Array.from({ length: 1000 }, (_, i) => i + 1),
+    );
     await s.close();
   });
 });

@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { listenHttp, type RunningHttp } from "../../adapters/http.js";
 import { createAccessPolicy } from "../../adapters/security.js";
-import { bridgeSocket, SLOW_CONSUMER_CLOSE, type BridgeSocket } from "../../adapters/ws-bridge.js";
-import { attachWebSocket, type AttachedWebSocket } from "../../adapters/ws-server.js";
+import { type BridgeSocket, bridgeSocket, SLOW_CONSUMER_CLOSE } from "../../adapters/ws-bridge.js";
+import { type AttachedWebSocket, attachWebSocket } from "../../adapters/ws-server.js";
 import type { Claw } from "../../src/index.js";
 import { memClaw } from "../helpers/claw.js";
 
@@ -127,7 +127,9 @@ describe("slow WebSocket consumer (real socket)", () => {
 
     // The server has started closing the socket (it waits for the close handshake behind the queued frames).
     expect([...ws!.wss.clients].map((s) => s.readyState)).toEqual([WebSocket.CLOSING]);
-    const closed = new Promise<{ code: number; reason: string }>((r) => first.once("close", (code, reason) => r({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      first.once("close", (code, reason) => r({ code, reason: reason.toString() })),
+    );
     first.resume();
     const { code, reason } = await closed;
     expect(code).toBe(4008);

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { processAlive, waitProcessGone } from "../helpers/process.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
+import { processAlive, waitProcessGone } from "../helpers/process.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { wsClient } from "./clients.js";
 
@@ -57,7 +57,14 @@ describe("WebSocket bridge", () => {
     await c.until((f) => f.filter((x) => x.event === "bus").length >= 6);
     const events = c.frames.filter((x) => x.event === "bus");
     expect(events.map((e) => e.seq)).toEqual([3, 4, 5, 6, 7, 8]);
-    expect(events[0]).toEqual({ event: "bus", sub: sub.result.sub, bus: "s", seq: 3, ts: expect.any(Number), payload: 3 });
+    expect(events[0]).toEqual({
+      event: "bus",
+      sub: sub.result.sub,
+      bus: "s",
+      seq: 3,
+      ts: expect.any(Number),
+      payload: 3,
+    });
     // The subscribe response precedes its first event.
     expect(c.frames.findIndex((f) => f.result?.sub)).toBeLessThan(c.frames.findIndex((f) => f.event === "bus"));
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseGoDuration } from "../../src/bash/duration.js";
-import { fillTemplate, compileTemplate } from "../../src/bash/template.js";
+import { compileTemplate, fillTemplate } from "../../src/bash/template.js";
 import type { Claw } from "../../src/index.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
 import { waitProcessGone as waitDead } from "../helpers/process.js";
@@ -15,7 +15,12 @@ afterEach(async () => {
 describe("bash", () => {
   it("returns stdout, stderr and the exit code", async () => {
     claw = memClaw();
-    expect(await claw.bash({ script: "echo out; echo err >&2; exit 3" })).toEqual({ stdout: "out\n", stderr: "err\n", exitCode: 3, timeout: false });
+    expect(await claw.bash({ script: "echo out; echo err >&2; exit 3" })).toEqual({
+      stdout: "out\n",
+      stderr: "err\n",
+      exitCode: 3,
+      timeout: false,
+    });
   });
 
   it("kills the whole process group at a Go-duration timeout, grandchild included", async () => {
@@ -35,13 +40,19 @@ describe("bash", () => {
     expect((await claw.bash({ script: "true", timeout: "1h30m" })).timeout).toBe(false);
     for (const timeout of ["soon", "5 parsecs", -1, "-2s", 0]) {
       const env = await claw.do({ op: "bash", args: { script: "true", timeout } });
-      expect(env).toMatchObject({ ok: false, error: { code: "invalid_args", details: { issues: [{ path: "timeout" }] } } });
+      expect(env).toMatchObject({
+        ok: false,
+        error: { code: "invalid_args", details: { issues: [{ path: "timeout" }] } },
+      });
     }
   });
 
   it("publishes 20 000 stdout lines as 20 000 events, all readable when the result returns", async () => {
     claw = memClaw();
-    const r = await claw.bash({ script: "seq 1 20000", stdoutLineEvent: { template: { n: "{payload}" }, bus: "lines" } });
+    const r = await claw.bash({
+      script: "seq 1 20000",
+      stdoutLineEvent: { template: { n: "{payload}" }, bus: "lines" },
+    });
     expect(r.exitCode).toBe(0);
     const { buses } = await claw.bus.list();
     expect(buses.find((b) => b.bus === "lines")).toMatchObject({ count: 20000, lastSeq: 20000 });
@@ -53,7 +64,10 @@ describe("bash", () => {
     claw = memClaw();
     await claw.bash({
       script: "printf 'one\\r\\ntwo'; echo warn >&2; exit 7",
-      stdoutLineEvent: { template: { a: { b: ["{payload}", { c: "line={payload}!" }] }, keep: 1, none: null }, bus: "tpl" },
+      stdoutLineEvent: {
+        template: { a: { b: ["{payload}", { c: "line={payload}!" }] }, keep: 1, none: null },
+        bus: "tpl",
+      },
       stderrLineEvent: { template: ["err", "{payload}"], bus: "tpl" },
       exitEvent: { template: { code: "{payload}", text: "exit {payload}" }, bus: "tpl" },
       timeoutEvent: { template: { timedOut: "{payload}" }, bus: "tpl" },
@@ -68,16 +82,29 @@ describe("bash", () => {
 
   it("publishes a true timeout event when killed", async () => {
     claw = memClaw();
-    await claw.bash({ script: "sleep 10", timeout: "200ms", timeoutEvent: { template: "{payload}" }, exitEvent: { template: "{payload}" } });
+    await claw.bash({
+      script: "sleep 10",
+      timeout: "200ms",
+      timeoutEvent: { template: "{payload}" },
+      exitEvent: { template: "{payload}" },
+    });
     const payloads = (await claw.bus.read({})).events.map((e) => e.payload);
     expect(payloads[1]).toBe(true);
     expect(typeof payloads[0]).toBe("number");
   });
 
   it("compiled templates match the reference substitution", () => {
-    const cases: unknown[] = [{ a: "{payload}" }, ["{payload}", "x{payload}y{payload}"], "{payload}", 5, null, { "{payload}": "k" }, { q: 'he said "{payload}"' }];
+    const cases: unknown[] = [
+      { a: "{payload}" },
+      ["{payload}", "x{payload}y{payload}"],
+      "{payload}",
+      5,
+      null,
+      { "{payload}": "k" },
+      { q: 'he said "{payload}"' },
+    ];
     for (const t of cases) {
-      for (const v of ["li\"ne\\ \u2028 🎉", 42, true]) {
+      for (const v of ['li"ne\\ \u2028 🎉', 42, true]) {
         expect(JSON.parse(compileTemplate(t)(v))).toEqual(fillTemplate(t, v));
       }
     }
@@ -101,11 +128,21 @@ describe("bash", () => {
   });
 
   it("passes cwd, env and stdin, and scrubs provider keys", async () => {
-    claw = memClaw({ env: { ...process.env, OPENROUTER_API_KEY: "secret", OPENAI_API_KEY: "secret2", KEEP_ME: "yes" } });
+    claw = memClaw({
+      env: { ...process.env, OPENROUTER_API_KEY: "secret", OPENAI_API_KEY: "secret2", KEEP_ME: "yes" },
+    });
     const dir = tempDir();
-    const r = await claw.bash({ script: 'pwd; echo "$FOO $KEEP_ME ${OPENROUTER_API_KEY:-none} ${OPENAI_API_KEY:-none}"; cat', cwd: dir, env: { FOO: "bar" }, stdin: "piped" });
+    const r = await claw.bash({
+      script: 'pwd; echo "$FOO $KEEP_ME ${OPENROUTER_API_KEY:-none} ${OPENAI_API_KEY:-none}"; cat',
+      cwd: dir,
+      env: { FOO: "bar" },
+      stdin: "piped",
+    });
     expect(r.stdout).toBe(`${dir}\nbar yes none none\npiped`);
-    expect(await claw.do({ op: "bash", args: { script: "true", cwd: join(dir, "missing") } })).toMatchObject({ ok: false, error: { code: "invalid_args" } });
+    expect(await claw.do({ op: "bash", args: { script: "true", cwd: join(dir, "missing") } })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_args" },
+    });
   });
 
   it("kills the process group when the caller aborts", async () => {

@@ -37,7 +37,11 @@ describe("bus", () => {
 
   it("round-trips U+2028, emoji and nested JSON exactly", async () => {
     claw = memClaw();
-    const payload = { s: "a\u2028b\u2029c 🎉 \u0000 \"q\" \\", nested: { arr: [1, 2.5, null, true, { deep: ["x"] }] }, n: -0.000123 };
+    const payload = {
+      s: 'a\u2028b\u2029c 🎉 \u0000 "q" \\',
+      nested: { arr: [1, 2.5, null, true, { deep: ["x"] }] },
+      n: -0.000123,
+    };
     await claw.bus.out({ bus: "u", payload });
     const r = await claw.bus.read({ bus: "u" });
     expect(r.events[0]!.payload).toEqual(payload);
@@ -115,7 +119,12 @@ describe("bus", () => {
     expect(r.events.map((e) => e.seq)).toEqual([8, 9, 10]);
     expect((await claw.bus.out({ bus: "t", payload: "x" })).seq).toBe(11);
     expect(await claw.bus.trim({ bus: "t", beforeTs: Date.now() + 1000 })).toEqual({ deleted: 4 });
-    expect((await claw.bus.list()).buses.find((b) => b.bus === "t")).toEqual({ bus: "t", firstSeq: 12, lastSeq: 11, count: 0 });
+    expect((await claw.bus.list()).buses.find((b) => b.bus === "t")).toEqual({
+      bus: "t",
+      firstSeq: 12,
+      lastSeq: 11,
+      count: 0,
+    });
   });
 
   it("applies maxEvents retention", async () => {
@@ -130,16 +139,38 @@ describe("bus", () => {
   it("rejects bad bus names, missing and oversized payloads with invalid_args / payload_too_large", async () => {
     claw = memClaw({ limits: { maxPayloadBytes: 1000 } });
     const bad = await claw.do({ op: "out", args: { bus: "has space", payload: 1 }, id: "a" });
-    expect(bad).toMatchObject({ id: "a", ok: false, error: { code: "invalid_args", details: { issues: [{ path: "bus" }] } } });
-    expect(await claw.do({ op: "out", args: { bus: "x".repeat(201), payload: 1 } })).toMatchObject({ ok: false, error: { code: "invalid_args" } });
-    expect(await claw.do({ op: "out", args: {} })).toMatchObject({ ok: false, error: { code: "invalid_args", details: { issues: [{ path: "payload" }] } } });
-    expect(await claw.do({ op: "out", args: { payload: "x".repeat(2000) } })).toMatchObject({ ok: false, error: { code: "payload_too_large" } });
-    expect(await claw.do({ op: "read", args: { limit: 5000 } })).toMatchObject({ ok: false, error: { code: "invalid_args", details: { issues: [{ path: "limit" }] } } });
-    expect(await claw.do({ op: "trim_bus", args: { bus: "x" } })).toMatchObject({ ok: false, error: { code: "invalid_args" } });
+    expect(bad).toMatchObject({
+      id: "a",
+      ok: false,
+      error: { code: "invalid_args", details: { issues: [{ path: "bus" }] } },
+    });
+    expect(await claw.do({ op: "out", args: { bus: "x".repeat(201), payload: 1 } })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_args" },
+    });
+    expect(await claw.do({ op: "out", args: {} })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_args", details: { issues: [{ path: "payload" }] } },
+    });
+    expect(await claw.do({ op: "out", args: { payload: "x".repeat(2000) } })).toMatchObject({
+      ok: false,
+      error: { code: "payload_too_large" },
+    });
+    expect(await claw.do({ op: "read", args: { limit: 5000 } })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_args", details: { issues: [{ path: "limit" }] } },
+    });
+    expect(await claw.do({ op: "trim_bus", args: { bus: "x" } })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_args" },
+    });
   });
 
   it("refuses subscribe without a streaming connection", async () => {
     claw = memClaw();
-    expect(await claw.do({ op: "subscribe", args: {} })).toMatchObject({ ok: false, error: { code: "unsupported_on_transport" } });
+    expect(await claw.do({ op: "subscribe", args: {} })).toMatchObject({
+      ok: false,
+      error: { code: "unsupported_on_transport" },
+    });
   });
 });

@@ -14,15 +14,26 @@ afterEach(async () => {
 describe("POST /do", () => {
   it("runs every bus and bash operation", async () => {
     server = await startServer(memClaw());
-    expect(await server.op("out", { bus: "h", payload: { a: 1 } })).toMatchObject({ id: 1, ok: true, result: { bus: "h", seq: 1 } });
-    expect(await server.op("read", { bus: "h" })).toMatchObject({ ok: true, result: { events: [{ seq: 1, payload: { a: 1 } }], lastSeq: 1, next: 1 } });
+    expect(await server.op("out", { bus: "h", payload: { a: 1 } })).toMatchObject({
+      id: 1,
+      ok: true,
+      result: { bus: "h", seq: 1 },
+    });
+    expect(await server.op("read", { bus: "h" })).toMatchObject({
+      ok: true,
+      result: { events: [{ seq: 1, payload: { a: 1 } }], lastSeq: 1, next: 1 },
+    });
     expect(await server.op("list_buses")).toMatchObject({ ok: true, result: { buses: [{ bus: "h", count: 1 }] } });
     expect(await server.op("trim_bus", { bus: "h", keepLast: 0 })).toMatchObject({ ok: true, result: { deleted: 1 } });
-    expect(await server.op("bash", { script: "echo hi", stdoutLineEvent: { template: "{payload}", bus: "h" } })).toMatchObject({
+    expect(
+      await server.op("bash", { script: "echo hi", stdoutLineEvent: { template: "{payload}", bus: "h" } }),
+    ).toMatchObject({
       ok: true,
       result: { stdout: "hi\n", exitCode: 0, timeout: false },
     });
-    expect(await server.op("read", { bus: "h", after: 1 })).toMatchObject({ result: { events: [{ seq: 2, payload: "hi" }] } });
+    expect(await server.op("read", { bus: "h", after: 1 })).toMatchObject({
+      result: { events: [{ seq: 2, payload: "hi" }] },
+    });
     expect(await server.op("subscribe", {})).toMatchObject({ ok: false, error: { code: "unsupported_on_transport" } });
     expect(await server.op("unsubscribe", { sub: "nope" })).toMatchObject({ ok: true, result: { ok: false } });
     const identity = await server.op("server_identity");
@@ -61,7 +72,11 @@ describe("POST /do", () => {
     }
     const withId = await server.post({ op: "nope", id: "x-1" });
     expect(withId.body.id).toBe("x-1");
-    const text = await fetch(`${server.url}/do`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    const text = await fetch(`${server.url}/do`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "{}",
+    });
     expect(text.status).toBe(415);
     expect(((await text.json()) as any).error.code).toBe("unsupported_media_type");
     const big = await server.post(JSON.stringify({ op: "out", args: { payload: "x".repeat(11 * 1024 * 1024) } }));
@@ -121,10 +136,18 @@ describe("allowed origins", () => {
     const { listenHttp } = await import("../../adapters/http.js");
     const { createAccessPolicy } = await import("../../adapters/security.js");
     const claw = memClaw();
-    const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy: createAccessPolicy({ allowedOrigins: ["http://localhost:5173"] }) });
+    const http = await listenHttp(claw, {
+      host: "127.0.0.1",
+      port: 0,
+      policy: createAccessPolicy({ allowedOrigins: ["http://localhost:5173"] }),
+    });
     try {
       const call = (origin: string) =>
-        fetch(`${http.url}/do`, { method: "POST", headers: { "content-type": "application/json", origin }, body: JSON.stringify({ op: "list_buses" }) });
+        fetch(`${http.url}/do`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin },
+          body: JSON.stringify({ op: "list_buses" }),
+        });
       expect((await call("http://localhost:5173")).status).toBe(200);
       expect((await call("http://evil.example")).status).toBe(403);
     } finally {

@@ -1,5 +1,5 @@
-import Database from "better-sqlite3";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createClaw } from "../../src/index.js";
 import { SCHEMA_VERSION } from "../../src/store/migrations.js";
@@ -69,9 +69,12 @@ describe("WAL checkpointer", () => {
     try {
       const before = statSync(db).size;
       // ~2 MiB of events: far below the 10 000-page autocheckpoint backstop, so only the worker moves them.
-      await Promise.all(Array.from({ length: 2000 }, (_, i) => claw.bus.out({ bus: "c", payload: { i, pad: "x".repeat(1000) } })));
+      await Promise.all(
+        Array.from({ length: 2000 }, (_, i) => claw.bus.out({ bus: "c", payload: { i, pad: "x".repeat(1000) } })),
+      );
       const deadline = Date.now() + 5000;
-      while (statSync(db).size < before + 1024 * 1024 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (statSync(db).size < before + 1024 * 1024 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       expect(statSync(db).size).toBeGreaterThan(before + 1024 * 1024);
     } finally {
       await claw.close();

@@ -10,7 +10,7 @@ import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { tempDir } from "../helpers/claw.js";
-import { readAll, startServe, type ServeProcess } from "./serve-process.js";
+import { readAll, type ServeProcess, startServe } from "./serve-process.js";
 
 const mountPoint = join(tempDir("tsclaw-fault-"), "tiny");
 let mounted = false;

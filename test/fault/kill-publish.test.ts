@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { tempDir } from "../helpers/claw.js";
-import { readAll, startServe, type ServeProcess } from "./serve-process.js";
+import { readAll, type ServeProcess, startServe } from "./serve-process.js";
 
 const CLIENTS = 4;
 const ROUNDS = 5;
@@ -18,14 +18,22 @@ afterEach(async () => {
 });
 
 /** Publishes from `CLIENTS` loops until the server dies; returns what was acknowledged. */
-function publishUntilDeath(server: ServeProcess, round: number, onAck: () => void): { acked: Map<number, unknown>; done: Promise<void> } {
+function publishUntilDeath(
+  server: ServeProcess,
+  round: number,
+  onAck: () => void,
+): { acked: Map<number, unknown>; done: Promise<void> } {
   const acked = new Map<number, unknown>();
   const loops = Array.from({ length: CLIENTS }, async (_, c) => {
     for (let n = 0; ; n++) {
       const payload = { round, c, n, pad: "x".repeat((n % 7) * 50) };
       let res: Response;
       try {
-        res = await fetch(`${server.url}/do`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ op: "out", args: { bus: "fault", payload } }) });
+        res = await fetch(`${server.url}/do`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ op: "out", args: { bus: "fault", payload } }),
+        });
       } catch {
         return; // the server is gone: this request was never acknowledged
       }
@@ -67,7 +75,10 @@ test("every acknowledged out survives kill -9 of serve, five times on one file; 
     const bySeq = new Map(events.map((e) => [e.seq, e.payload]));
     for (const [seq, payload] of allAcked) expect(bySeq.get(seq), `acknowledged seq ${seq}`).toEqual(payload);
     const list = await after.op("list_buses");
-    expect(list.body.result.buses.find((b: { bus: string }) => b.bus === "fault")).toMatchObject({ lastSeq: events.length, count: events.length });
+    expect(list.body.result.buses.find((b: { bus: string }) => b.bus === "fault")).toMatchObject({
+      lastSeq: events.length,
+      count: events.length,
+    });
     expect(await after.stop()).toBe(0);
     running = undefined;
   }

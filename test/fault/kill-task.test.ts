@@ -6,10 +6,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { callBash, startFakeResponses, type FakeResponses } from "../fixtures/fake-responses.js";
+import { callBash, type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
 import { waitProcessGone } from "../helpers/process.js";
-import { startServe, type ServeProcess } from "./serve-process.js";
+import { type ServeProcess, startServe } from "./serve-process.js";
 
 let fake: FakeResponses | undefined;
 let servers: ServeProcess[] = [];
@@ -51,7 +51,10 @@ test("a task running when serve is killed -9 reads error/interrupted after resta
   servers.push(server);
 
   const run = await server.op("run_task", { prompt: "sleep for a while", sessionKey: "doomed" });
-  expect(run.body).toMatchObject({ ok: true, result: { status: expect.stringMatching(/^(todo|in_progress)$/), continuePolling: true } });
+  expect(run.body).toMatchObject({
+    ok: true,
+    result: { status: expect.stringMatching(/^(todo|in_progress)$/), continuePolling: true },
+  });
   const taskId = run.body.result.taskId as string;
   orphanGroup = Number(await waitForFile(marker));
   const during = await server.op("get_task", { taskId });
@@ -67,7 +70,12 @@ test("a task running when serve is killed -9 reads error/interrupted after resta
 
   const t0 = Date.now();
   const checked = await restarted.op("check_task", { taskId, waitMs: 20_000 });
-  expect(checked.body.result).toMatchObject({ isTerminal: true, continuePolling: false, nextAction: null, task: { status: "error" } });
+  expect(checked.body.result).toMatchObject({
+    isTerminal: true,
+    continuePolling: false,
+    nextAction: null,
+    task: { status: "error" },
+  });
   expect(Date.now() - t0).toBeLessThan(10_000); // terminal: no wait at all
   expect(fake.requests.length).toBe(1); // nothing re-ran the task
 

@@ -9,7 +9,7 @@ import { afterEach, expect, test } from "vitest";
 import { cliCommand } from "../adapters/cli-run.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
-import { spawnServe, startServe, type ServeProcess } from "./serve-process.js";
+import { type ServeProcess, spawnServe, startServe } from "./serve-process.js";
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -23,7 +23,11 @@ test("bash whose script and child ignore SIGTERM are SIGKILLed after the grace w
   const pids = join(dir, "pids");
   const t0 = Date.now();
   // Both the bash and its sleep (SIG_IGN is inherited across exec) ignore SIGTERM.
-  const r = await claw.bash({ script: `trap '' TERM; sleep 60 & echo "$$ $!" > ${pids}; wait; echo never`, timeout: "500ms", exitEvent: { template: { exit: "{payload}" }, bus: "term" } });
+  const r = await claw.bash({
+    script: `trap '' TERM; sleep 60 & echo "$$ $!" > ${pids}; wait; echo never`,
+    timeout: "500ms",
+    exitEvent: { template: { exit: "{payload}" }, bus: "term" },
+  });
   const elapsed = Date.now() - t0;
   expect(r.timeout).toBe(true);
   expect(r.stdout).not.toContain("never");

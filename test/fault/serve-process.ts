@@ -3,7 +3,7 @@
  * from the "listening on http://…" line it prints on stderr, killed with SIGKILL or stopped with
  * SIGTERM. The CLI runs from the test suite's shared esbuild bundle of adapters/cli/index.ts.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cliCommand, ROOT } from "../adapters/cli-run.js";
 
 /** A running serve process. */
@@ -25,7 +25,11 @@ export interface ServeProcess {
 }
 
 /** Starts a serve process on `db`; rejects with its stderr if it exits before listening. */
-export async function startServe(db: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+export async function startServe(
+  db: string,
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServeProcess> {
   const cli = await cliCommand();
   const child = spawnServe(cli, db, extraArgs, env);
   let err = "";
@@ -49,7 +53,11 @@ export async function startServe(db: string, extraArgs: string[] = [], env: Node
     });
   });
   const op = async (name: string, args?: unknown) => {
-    const res = await fetch(`${url}/do`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ op: name, args, id: 1 }) });
+    const res = await fetch(`${url}/do`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ op: name, args, id: 1 }),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   return {
@@ -71,12 +79,29 @@ export async function startServe(db: string, extraArgs: string[] = [], env: Node
 }
 
 /** Spawns serve without waiting (for processes expected to fail at startup). */
-export function spawnServe(cli: string[], db: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(cli[0]!, [...cli.slice(1), "serve", "--listen", "127.0.0.1:0", "--db", db, "--project", "fault", ...extraArgs], {
-    cwd: ROOT,
-    env: { ...process.env, CLAW_URL: "", CLAW_TOKEN: "", CLAW_LISTEN: "", CLAW_DB: "", OPENROUTER_API_KEY: "test-key", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+export function spawnServe(
+  cli: string[],
+  db: string,
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): ChildProcess {
+  return spawn(
+    cli[0]!,
+    [...cli.slice(1), "serve", "--listen", "127.0.0.1:0", "--db", db, "--project", "fault", ...extraArgs],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        CLAW_URL: "",
+        CLAW_TOKEN: "",
+        CLAW_LISTEN: "",
+        CLAW_DB: "",
+        OPENROUTER_API_KEY: "test-key",
+        ...env,
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
 }
 
 /** Reads every event of `bus` through /do `read`, page by page. */

@@ -2,11 +2,17 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClaw, type Claw, type ClawOptions } from "../../src/index.js";
+import { type Claw, type ClawOptions, createClaw } from "../../src/index.js";
 
 /** A claw on ":memory:" with output validation on. Remember to close it (or use `using`-style afterEach). */
 export function memClaw(options: ClawOptions = {}): Claw {
-  return createClaw({ db: ":memory:", validateOutputs: true, project: "test", env: { ...process.env, OPENROUTER_API_KEY: "test-key" }, ...options });
+  return createClaw({
+    db: ":memory:",
+    validateOutputs: true,
+    project: "test",
+    env: { ...process.env, OPENROUTER_API_KEY: "test-key" },
+    ...options,
+  });
 }
 
 /** A fresh temporary directory. */

@@ -1,8 +1,9 @@
 /** A real HTTP server (port 0) over a claw, with a tiny client for POST /do. */
-import type { Claw } from "../../src/index.js";
+
 import { listenHttp, type RunningHttp } from "../../adapters/http.js";
-import { createAccessPolicy, type AccessPolicy } from "../../adapters/security.js";
+import { type AccessPolicy, createAccessPolicy } from "../../adapters/security.js";
 import { attachWebSocket } from "../../adapters/ws-server.js";
+import type { Claw } from "../../src/index.js";
 
 /** A started server and helpers to call it. */
 export interface TestServer extends RunningHttp {

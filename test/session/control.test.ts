@@ -3,21 +3,30 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Claw } from "../../src/index.js";
+import { answer, callBash, type FakeResponses, stall } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
-import { answer, callBash, stall, type FakeResponses } from "../fixtures/fake-responses.js";
-import { busPayloads, until, withFakeClaw } from "./helpers.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
+import { busPayloads, until, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
 
-withFakeClaw((f, c) => ((fake = f), (claw = c)), () => ({ fake, claw }));
+withFakeClaw(
+  (f, c) => ((fake = f), (claw = c)),
+  () => ({ fake, claw }),
+);
 
-const sawEvent = (type: string, bus = "thebus") => async () => (await busPayloads(claw, bus)).some((e) => e.type === type);
+const sawEvent =
+  (type: string, bus = "thebus") =>
+  async () =>
+    (await busPayloads(claw, bus)).some((e) => e.type === type);
 
 describe("steering and follow-ups", () => {
   it("delivers a steering message sent during a tool-running turn before the next model call; calls not yet started are skipped", async () => {
-    fake.script(callBash([{ script: "sleep 0.4; echo first" }, { script: "echo never-run" }]), answer("Changed course."));
+    fake.script(
+      callBash([{ script: "sleep 0.4; echo first" }, { script: "echo never-run" }]),
+      answer("Changed course."),
+    );
     const s = await claw.session.start({ sessionKey: "steer" });
     const running = s.prompt("do two things");
     await until(sawEvent("tool_execution_start"));
@@ -27,7 +36,14 @@ describe("steering and follow-ups", () => {
 
     expect(r).toMatchObject({ status: "completed", text: "Changed course.", toolCalls: 1 });
     const input = fake.requests[1]!.body.input;
-    expect(input.map((i: any) => i.type ?? i.role)).toEqual(["message", "function_call", "function_call", "function_call_output", "function_call_output", "message"]);
+    expect(input.map((i: any) => i.type ?? i.role)).toEqual([
+      "message",
+      "function_call",
+      "function_call",
+      "function_call_output",
+      "function_call_output",
+      "message",
+    ]);
     expect(JSON.parse(input[3].output)).toMatchObject({ stdout: "first\n", exitCode: 0 });
     expect(JSON.parse(input[4].output)).toMatchObject({ error: { code: "skipped" } });
     expect(input[5]).toEqual({ type: "message", role: "user", content: "Stop, do something else" });
@@ -148,9 +164,15 @@ describe("abort", () => {
     const session = claw.services.sessions.ensure({ sessionKey: "signal" });
     const controller = new AbortController();
     const seen: string[] = [];
-    const running = claw.services.sessions.run(session.sessionId, "hang", { taskId: "task_1", signal: controller.signal, onEvent: (p) => seen.push(p.type as string) });
+    const running = claw.services.sessions.run(session.sessionId, "hang", {
+      taskId: "task_1",
+      signal: controller.signal,
+      onEvent: (p) => seen.push(p.type as string),
+    });
     expect(claw.services.sessions.isRunning(session.sessionId)).toBe(true);
-    await expect(claw.services.sessions.run(session.sessionId, "other")).rejects.toMatchObject({ code: "session_busy" });
+    await expect(claw.services.sessions.run(session.sessionId, "other")).rejects.toMatchObject({
+      code: "session_busy",
+    });
     await fake.waitForRequests(1);
     controller.abort();
     const r = await running;

@@ -1,15 +1,18 @@
 /** Provider failures: retries with backoff on 429/5xx/network, none on auth, missing keys. */
 import { describe, expect, it } from "vitest";
 import type { Claw } from "../../src/index.js";
+import { answer, type FakeResponses, fail, startFakeResponses, streamError } from "../fixtures/fake-responses.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer } from "../helpers/server.js";
-import { answer, fail, startFakeResponses, streamError, type FakeResponses } from "../fixtures/fake-responses.js";
 import { busPayloads, fakeClaw, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
 
-withFakeClaw((f, c) => ((fake = f), (claw = c)), () => ({ fake, claw }));
+withFakeClaw(
+  (f, c) => ((fake = f), (claw = c)),
+  () => ({ fake, claw }),
+);
 
 describe("retries", () => {
   it("retries a 429 once (honouring retry-after) and then succeeds, with a retry event", async () => {
@@ -20,7 +23,14 @@ describe("retries", () => {
     expect(fake.requests).toHaveLength(2);
     const retries = (await busPayloads(claw)).filter((e) => e.type === "retry");
     expect(retries).toHaveLength(1);
-    expect(retries[0]).toMatchObject({ sessionId: s.sessionId, runId: r.runId, attempt: 1, delayMs: 50, status: 429, error: { code: "provider_error" } });
+    expect(retries[0]).toMatchObject({
+      sessionId: s.sessionId,
+      runId: r.runId,
+      attempt: 1,
+      delayMs: 50,
+      status: 429,
+      error: { code: "provider_error" },
+    });
   });
 
   it("caps a long retry-after at the configured maximum", async () => {
@@ -91,7 +101,10 @@ describe("missing API key", () => {
     const keyless = memClaw({ env, baseURL: fake.url });
     const server = await startServer(keyless);
     try {
-      await expect(keyless.session.start({ sessionKey: "nokey" })).rejects.toMatchObject({ code: "provider_auth_missing", details: { variable: "OPENROUTER_API_KEY" } });
+      await expect(keyless.session.start({ sessionKey: "nokey" })).rejects.toMatchObject({
+        code: "provider_auth_missing",
+        details: { variable: "OPENROUTER_API_KEY" },
+      });
       await expect(keyless.session.start({ provider: "openai" })).rejects.toThrow(/OPENAI_API_KEY/);
 
       const viaHttp = await server.post({ op: "start_session", args: { sessionKey: "nokey" }, id: 7 });
@@ -108,7 +121,10 @@ describe("missing API key", () => {
       // The rest of the service is unaffected.
       expect(await server.op("out", { payload: { fine: true } })).toMatchObject({ ok: true });
       expect(await server.op("bash", { script: "echo ok" })).toMatchObject({ ok: true, result: { stdout: "ok\n" } });
-      expect(await server.op("list_sessions", {})).toMatchObject({ ok: true, result: { sessions: [{ sessionKey: "made-anyway" }] } });
+      expect(await server.op("list_sessions", {})).toMatchObject({
+        ok: true,
+        result: { sessions: [{ sessionKey: "made-anyway" }] },
+      });
     } finally {
       await server.close();
     }

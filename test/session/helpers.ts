@@ -1,8 +1,8 @@
 /** Shared setup of the session tests: a fake Responses server and claws pointed at it. */
 import { afterEach, beforeEach } from "vitest";
 import type { Claw, ClawOptions } from "../../src/index.js";
+import { type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
 import { memClaw } from "../helpers/claw.js";
-import { startFakeResponses, type FakeResponses } from "../fixtures/fake-responses.js";
 
 /** A claw on ":memory:" whose model calls go to `fake`, with fast retries. */
 export function fakeClaw(fake: FakeResponses, options: ClawOptions = {}) {
@@ -34,7 +34,10 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
  * Before each test: a fake Responses server and a claw pointed at it, handed to `assign`. After
  * each: closes the claw and server that `current` returns (a test may have replaced the claw).
  */
-export function withFakeClaw(assign: (fake: FakeResponses, claw: Claw) => void, current: () => { fake: FakeResponses; claw: Claw }): void {
+export function withFakeClaw(
+  assign: (fake: FakeResponses, claw: Claw) => void,
+  current: () => { fake: FakeResponses; claw: Claw },
+): void {
   beforeEach(async () => {
     const fake = await startFakeResponses();
     assign(fake, fakeClaw(fake));

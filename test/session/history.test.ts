@@ -1,21 +1,25 @@
 /** History: persistence across restarts, fork, compact, export, stats. */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createClaw, type Claw } from "../../src/index.js";
-import { tempDir } from "../helpers/claw.js";
+import { type Claw, createClaw } from "../../src/index.js";
 import { answer, callBash, type FakeResponses } from "../fixtures/fake-responses.js";
+import { tempDir } from "../helpers/claw.js";
 import { withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
 
-withFakeClaw((f, c) => ((fake = f), (claw = c)), () => ({ fake, claw }));
+withFakeClaw(
+  (f, c) => ((fake = f), (claw = c)),
+  () => ({ fake, claw }),
+);
 
 describe("persistence", () => {
   it("keeps a session and its messages across a restart of the claw (temp-file database)", async () => {
     await claw.close();
     const db = join(tempDir(), "claw.db");
-    const open = () => createClaw({ db, baseURL: fake.url, env: { ...process.env, OPENROUTER_API_KEY: "k" }, validateOutputs: true });
+    const open = () =>
+      createClaw({ db, baseURL: fake.url, env: { ...process.env, OPENROUTER_API_KEY: "k" }, validateOutputs: true });
     claw = open();
     fake.script(callBash({ script: "echo persisted" }), answer("first answer"));
     const s = await claw.session.start({ sessionKey: "durable", name: "Durable" });
@@ -46,14 +50,22 @@ describe("persistence", () => {
   it("ends runs left running by a dead process as interrupted errors on reopen", async () => {
     await claw.close();
     const db = join(tempDir(), "claw.db");
-    const open = () => createClaw({ db, baseURL: fake.url, env: { ...process.env, OPENROUTER_API_KEY: "k" }, log: () => {} });
+    const open = () =>
+      createClaw({ db, baseURL: fake.url, env: { ...process.env, OPENROUTER_API_KEY: "k" }, log: () => {} });
     claw = open();
     const s = claw.services.sessions.ensure({ sessionKey: "crashed" });
     // What a killed process leaves behind: a run row still 'running'.
-    claw.services.db.prepare("INSERT INTO runs (id, session_id, kind, status, started_at) VALUES ('run_dead', ?, 'agent', 'running', 1)").run(s.sessionId);
+    claw.services.db
+      .prepare(
+        "INSERT INTO runs (id, session_id, kind, status, started_at) VALUES ('run_dead', ?, 'agent', 'running', 1)",
+      )
+      .run(s.sessionId);
     await claw.close();
     claw = open();
-    const row = claw.services.db.prepare("SELECT status, error FROM runs WHERE id = 'run_dead'").get() as { status: string; error: string };
+    const row = claw.services.db.prepare("SELECT status, error FROM runs WHERE id = 'run_dead'").get() as {
+      status: string;
+      error: string;
+    };
     expect(row.status).toBe("error");
     expect(JSON.parse(row.error)).toMatchObject({ code: "interrupted" });
     expect((await claw.call("get_state", { sessionKey: "crashed" })).isRunning).toBe(false);
@@ -121,7 +133,17 @@ describe("compact", () => {
     expect(JSON.stringify(after).length).toBeLessThan(JSON.stringify(fullInput).length + 200);
 
     const { messages } = await s.messages();
-    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "tool_call", "tool_result", "assistant", "summary", "user", "assistant"]);
+    expect(messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "tool_call",
+      "tool_result",
+      "assistant",
+      "summary",
+      "user",
+      "assistant",
+    ]);
     const stats = await s.stats();
     expect(stats).toMatchObject({ messages: 9, toolCalls: 1, runs: 3 });
     expect(stats.tokens.total).toBe(stats.tokens.input + stats.tokens.output);
@@ -143,11 +165,19 @@ describe("export and inspection", () => {
     expect(md).toContain("exported");
     expect(md).toContain("## Assistant\n\nAll done.");
 
-    const lines = (await s.export("jsonl")).trim().split("\n").map((l) => JSON.parse(l));
+    const lines = (await s.export("jsonl"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ type: "session", sessionId: s.sessionId, sessionKey: "exp" });
     expect(lines.slice(1).map((l) => l.role)).toEqual(["user", "tool_call", "tool_result", "assistant"]);
 
     expect(await s.lastAssistantText()).toBe("All done.");
-    expect(await s.stats()).toEqual({ messages: 4, toolCalls: 1, runs: 1, tokens: { input: 20, output: 10, total: 30 } });
+    expect(await s.stats()).toEqual({
+      messages: 4,
+      toolCalls: 1,
+      runs: 1,
+      tokens: { input: 20, output: 10, total: 30 },
+    });
   });
 });

@@ -7,15 +7,27 @@ import { busPayloads, fakeClaw, withFakeClaw } from "./helpers.js";
 let fake: FakeResponses;
 let claw: Claw;
 
-withFakeClaw((f, c) => ((fake = f), (claw = c)), () => ({ fake, claw }));
+withFakeClaw(
+  (f, c) => ((fake = f), (claw = c)),
+  () => ({ fake, claw }),
+);
 
 describe("agent loop", () => {
   it("runs a tool round trip: bash output goes back with the whole history, events land on the bus in order", async () => {
-    fake.script(callBash({ script: "echo hello-from-bash" }, { usage: { input: 100, output: 20 } }), answer("The script printed hello-from-bash.", { usage: { input: 150, output: 30 } }));
+    fake.script(
+      callBash({ script: "echo hello-from-bash" }, { usage: { input: 100, output: 20 } }),
+      answer("The script printed hello-from-bash.", { usage: { input: 150, output: 30 } }),
+    );
     const s = await claw.session.start({ sessionKey: "round-trip", bus: "rt" });
     const r = await s.prompt("Run echo please");
 
-    expect(r).toMatchObject({ status: "completed", text: "The script printed hello-from-bash.", turns: 2, toolCalls: 1, usage: { input: 250, output: 50, total: 300 } });
+    expect(r).toMatchObject({
+      status: "completed",
+      text: "The script printed hello-from-bash.",
+      turns: 2,
+      toolCalls: 1,
+      usage: { input: 250, output: 50, total: 300 },
+    });
     expect(fake.requests).toHaveLength(2);
 
     // The first request: the user message, the bash tool with its schema from bashArgsSchema.
@@ -26,7 +38,17 @@ describe("agent loop", () => {
     expect(first.tools[0]).toMatchObject({ type: "function", name: "bash" });
     expect(first.tools[0].parameters.required).toEqual(["script"]);
     expect(Object.keys(first.tools[0].parameters.properties)).toEqual(
-      expect.arrayContaining(["script", "timeout", "cwd", "env", "stdin", "stdoutLineEvent", "stderrLineEvent", "exitEvent", "timeoutEvent"]),
+      expect.arrayContaining([
+        "script",
+        "timeout",
+        "cwd",
+        "env",
+        "stdin",
+        "stdoutLineEvent",
+        "stderrLineEvent",
+        "exitEvent",
+        "timeoutEvent",
+      ]),
     );
     expect(first.instructions).toContain("bash");
     expect(first.instructions).toContain("$CLAW_URL/do");
@@ -36,15 +58,26 @@ describe("agent loop", () => {
     expect(second.previous_response_id).toBeUndefined();
     expect(second.input).toHaveLength(3);
     expect(second.input[0]).toEqual({ type: "message", role: "user", content: "Run echo please" });
-    expect(second.input[1]).toMatchObject({ type: "function_call", name: "bash", arguments: JSON.stringify({ script: "echo hello-from-bash" }) });
+    expect(second.input[1]).toMatchObject({
+      type: "function_call",
+      name: "bash",
+      arguments: JSON.stringify({ script: "echo hello-from-bash" }),
+    });
     expect(second.input[2]).toMatchObject({ type: "function_call_output", call_id: second.input[1].call_id });
-    expect(JSON.parse(second.input[2].output)).toEqual({ stdout: "hello-from-bash\n", stderr: "", exitCode: 0, timeout: false });
+    expect(JSON.parse(second.input[2].output)).toEqual({
+      stdout: "hello-from-bash\n",
+      stderr: "",
+      exitCode: 0,
+      timeout: false,
+    });
 
     // Bus: lifecycle and tool-call stream events, in order, each with sessionId and runId.
     const events = await busPayloads(claw, "rt");
     for (const e of events) expect(e).toMatchObject({ sessionId: s.sessionId, runId: r.runId });
     // Argument deltas come in several chunks; collapse runs of them to compare the order.
-    const types = events.map((e) => e.type).filter((t, i, all) => !(t === "response.function_call_arguments.delta" && all[i - 1] === t));
+    const types = events
+      .map((e) => e.type)
+      .filter((t, i, all) => !(t === "response.function_call_arguments.delta" && all[i - 1] === t));
     expect(types).toEqual([
       "agent_start",
       "message",
@@ -64,20 +97,42 @@ describe("agent loop", () => {
     const start = events.find((e) => e.type === "tool_execution_start");
     expect(start).toMatchObject({ name: "bash", args: { script: "echo hello-from-bash" } });
     const end = events.find((e) => e.type === "tool_execution_end");
-    expect(end).toMatchObject({ callId: start.callId, isError: false, result: { stdout: "hello-from-bash\n", exitCode: 0 } });
-    expect(events.find((e) => e.type === "response.output_item.added").item).toMatchObject({ type: "function_call", name: "bash" });
+    expect(end).toMatchObject({
+      callId: start.callId,
+      isError: false,
+      result: { stdout: "hello-from-bash\n", exitCode: 0 },
+    });
+    expect(events.find((e) => e.type === "response.output_item.added").item).toMatchObject({
+      type: "function_call",
+      name: "bash",
+    });
     expect(events.at(-1)).toMatchObject({ type: "agent_end", status: "completed", turns: 2, toolCalls: 1 });
     expect(events.some((e) => e.type === "response.output_text.delta")).toBe(false);
 
     // Persisted messages mirror the conversation.
     const { messages } = await s.messages();
     expect(messages.map((m) => m.role)).toEqual(["user", "tool_call", "tool_result", "assistant"]);
-    expect(messages[1]).toMatchObject({ callId: start.callId, name: "bash", args: { script: "echo hello-from-bash" }, runId: r.runId });
-    expect(messages[2]).toMatchObject({ callId: start.callId, isError: false, result: { stdout: "hello-from-bash\n" } });
+    expect(messages[1]).toMatchObject({
+      callId: start.callId,
+      name: "bash",
+      args: { script: "echo hello-from-bash" },
+      runId: r.runId,
+    });
+    expect(messages[2]).toMatchObject({
+      callId: start.callId,
+      isError: false,
+      result: { stdout: "hello-from-bash\n" },
+    });
   });
 
   it("publishes the model's own stdoutLineEvent to the bus it named", async () => {
-    fake.script(callBash({ script: "printf 'one\\ntwo\\n'", stdoutLineEvent: { template: { line: "{payload}", from: "agent" }, bus: "agent-lines" } }), answer("done"));
+    fake.script(
+      callBash({
+        script: "printf 'one\\ntwo\\n'",
+        stdoutLineEvent: { template: { line: "{payload}", from: "agent" }, bus: "agent-lines" },
+      }),
+      answer("done"),
+    );
     const s = await claw.session.start({ sessionKey: "lines" });
     const r = await s.prompt("print two lines");
     expect(r.status).toBe("completed");
@@ -89,7 +144,13 @@ describe("agent loop", () => {
   });
 
   it("gives bash the session's context variables and never a provider key", async () => {
-    fake.script(callBash({ script: 'echo "$CLAW_SESSION_ID|$CLAW_SESSION_KEY|$CLAW_BUS|${CLAW_TASK_ID:-none}|${OPENROUTER_API_KEY:-nokey}"' }), answer("ok"));
+    fake.script(
+      callBash({
+        script:
+          'echo "$CLAW_SESSION_ID|$CLAW_SESSION_KEY|$CLAW_BUS|${CLAW_TASK_ID:-none}|${OPENROUTER_API_KEY:-nokey}"',
+      }),
+      answer("ok"),
+    );
     const s = await claw.session.start({ sessionKey: "env-check", bus: "envbus" });
     await s.prompt("env");
     const { messages } = await s.messages();
@@ -99,13 +160,19 @@ describe("agent loop", () => {
 
   it("turns bad tool arguments and unknown tools into error results the model sees; the run goes on", async () => {
     fake.script(
-      callTools([{ arguments: "{not json" }, { arguments: { script: 42 } }, { name: "python", arguments: { code: "1" } }]),
+      callTools([
+        { arguments: "{not json" },
+        { arguments: { script: 42 } },
+        { name: "python", arguments: { code: "1" } },
+      ]),
       answer("I will stop trying."),
     );
     const s = await claw.session.start({ sessionKey: "bad-args" });
     const r = await s.prompt("go");
     expect(r.status).toBe("completed");
-    const outputs = fake.requests[1]!.body.input.filter((i: any) => i.type === "function_call_output").map((i: any) => JSON.parse(i.output));
+    const outputs = fake.requests[1]!.body.input.filter((i: any) => i.type === "function_call_output").map((i: any) =>
+      JSON.parse(i.output),
+    );
     expect(outputs.map((o: any) => o.error?.code)).toEqual(["invalid_args", "invalid_args", "unknown_tool"]);
     const events = await busPayloads(claw);
     const ends = events.filter((e) => e.type === "tool_execution_end");
@@ -113,7 +180,10 @@ describe("agent loop", () => {
   });
 
   it("runs several calls of one response in order", async () => {
-    fake.script(callBash([{ script: "echo a > f.txt", cwd: "/tmp" }, { script: "echo b" }, { script: "echo c" }]), answer("abc"));
+    fake.script(
+      callBash([{ script: "echo a > f.txt", cwd: "/tmp" }, { script: "echo b" }, { script: "echo c" }]),
+      answer("abc"),
+    );
     const s = await claw.session.start({ sessionKey: "multi" });
     const r = await s.prompt("three");
     expect(r.toolCalls).toBe(3);
@@ -121,7 +191,15 @@ describe("agent loop", () => {
     const starts = events.filter((e) => e.type === "tool_execution_start").map((e) => e.args.script);
     expect(starts).toEqual(["echo a > f.txt", "echo b", "echo c"]);
     const input = fake.requests[1]!.body.input;
-    expect(input.map((i: any) => i.type)).toEqual(["message", "function_call", "function_call", "function_call", "function_call_output", "function_call_output", "function_call_output"]);
+    expect(input.map((i: any) => i.type)).toEqual([
+      "message",
+      "function_call",
+      "function_call",
+      "function_call",
+      "function_call_output",
+      "function_call_output",
+      "function_call_output",
+    ]);
   });
 
   it("publishes text deltas only when streamText is set", async () => {

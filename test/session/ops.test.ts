@@ -1,12 +1,15 @@
 /** Every session operation through the typed API and through POST /do, with the same results. */
 import { afterEach, describe, expect, it } from "vitest";
-import { ClawError, type Claw } from "../../src/index.js";
+import { type Claw, ClawError } from "../../src/index.js";
 import { sessionOps } from "../../src/ops/session.js";
+import { answer, type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { answer, startFakeResponses, type FakeResponses } from "../fixtures/fake-responses.js";
 import { fakeClaw } from "./helpers.js";
 
-type Call = (op: string, args: Record<string, unknown>) => Promise<{ ok: boolean; result?: any; error?: { code: string } }>;
+type Call = (
+  op: string,
+  args: Record<string, unknown>,
+) => Promise<{ ok: boolean; result?: any; error?: { code: string } }>;
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -17,22 +20,29 @@ async function setup(): Promise<{ fake: FakeResponses; claw: Claw; server: TestS
   const fake = await startFakeResponses();
   const claw = fakeClaw(fake);
   const server = await startServer(claw);
-  cleanups.push(() => fake.close(), () => server.close());
+  cleanups.push(
+    () => fake.close(),
+    () => server.close(),
+  );
   return { fake, claw, server };
 }
 
-const apiCall = (claw: Claw): Call => async (op, args) => {
-  try {
-    return { ok: true, result: await claw.call(op as never, args as never) };
-  } catch (err) {
-    if (err instanceof ClawError) return { ok: false, error: { code: err.code } };
-    throw err;
-  }
-};
-const httpCall = (server: TestServer): Call => async (op, args) => {
-  const body = await server.op(op, args);
-  return body.ok ? { ok: true, result: body.result } : { ok: false, error: { code: body.error.code } };
-};
+const apiCall =
+  (claw: Claw): Call =>
+  async (op, args) => {
+    try {
+      return { ok: true, result: await claw.call(op as never, args as never) };
+    } catch (err) {
+      if (err instanceof ClawError) return { ok: false, error: { code: err.code } };
+      throw err;
+    }
+  };
+const httpCall =
+  (server: TestServer): Call =>
+  async (op, args) => {
+    const body = await server.op(op, args);
+    return body.ok ? { ok: true, result: body.result } : { ok: false, error: { code: body.error.code } };
+  };
 
 /** Replaces generated ids and timestamps so two runs can be compared. */
 function normalise(value: unknown): unknown {
@@ -65,23 +75,43 @@ async function scenario(call: Call, fake: FakeResponses): Promise<unknown[]> {
   const started = await step("start_session", { sessionKey: "ops", name: "Ops", bus: "opsbus" });
   expect(started.ok).toBe(true);
   expect((await step("start_session", { sessionKey: "ops" })).result.sessionId).toBe(started.result.sessionId);
-  expect((await step("prompt", { ...ref, message: "hi" })).result).toMatchObject({ status: "completed", text: "hello there" });
+  expect((await step("prompt", { ...ref, message: "hi" })).result).toMatchObject({
+    status: "completed",
+    text: "hello there",
+  });
   await step("steer", { sessionId: started.result.sessionId, message: "s" });
   await step("follow_up", { session: "ops", message: "f" });
-  expect((await step("get_state", ref)).result).toMatchObject({ isRunning: false, messageCount: 2, pending: { steering: 1, followUp: 1 }, currentRunId: null });
+  expect((await step("get_state", ref)).result).toMatchObject({
+    isRunning: false,
+    messageCount: 2,
+    pending: { steering: 1, followUp: 1 },
+    currentRunId: null,
+  });
   expect((await step("clear_queue", ref)).result).toEqual({ cleared: 2 });
   const page = await step("get_messages", { ...ref, after: 0, limit: 1 });
   expect(page.result).toMatchObject({ next: 1, hasMore: true });
-  expect((await step("get_messages", { ...ref, after: page.result.next })).result).toMatchObject({ next: 2, hasMore: false });
+  expect((await step("get_messages", { ...ref, after: page.result.next })).result).toMatchObject({
+    next: 2,
+    hasMore: false,
+  });
   expect((await step("list_sessions", {})).result.sessions).toHaveLength(1);
-  expect((await step("set_model", { ...ref, model: "other/model", provider: "openrouter" })).result.model).toBe("other/model");
+  expect((await step("set_model", { ...ref, model: "other/model", provider: "openrouter" })).result.model).toBe(
+    "other/model",
+  );
   expect((await step("set_session_name", { ...ref, name: "Renamed" })).result.name).toBe("Renamed");
   const fork = await step("fork", { ...ref, newSessionKey: "ops-fork" });
   expect(fork.result).toMatchObject({ sessionKey: "ops-fork", model: "other/model" });
-  expect((await step("list_sessions", { limit: 1 })).result).toMatchObject({ sessions: [{ sessionKey: "ops-fork", isRunning: false }] });
+  expect((await step("list_sessions", { limit: 1 })).result).toMatchObject({
+    sessions: [{ sessionKey: "ops-fork", isRunning: false }],
+  });
   expect((await step("list_sessions", { active: true })).result).toEqual({ sessions: [], nextCursor: null });
   expect((await step("compact", ref)).result).toEqual({ summary: "Summary: greeted.", messagesCompacted: 2 });
-  expect((await step("get_session_stats", ref)).result).toEqual({ messages: 3, toolCalls: 0, runs: 1, tokens: { input: 20, output: 10, total: 30 } });
+  expect((await step("get_session_stats", ref)).result).toEqual({
+    messages: 3,
+    toolCalls: 0,
+    runs: 1,
+    tokens: { input: 20, output: 10, total: 30 },
+  });
   expect((await step("get_last_assistant_text", ref)).result).toEqual({ text: "hello there" });
   expect((await step("export_session", { ...ref, format: "jsonl" })).result.content.split("\n")).toHaveLength(5);
   expect((await step("export_session", ref)).result.content).toContain("## Summary");
@@ -113,7 +143,14 @@ describe("session operations", () => {
     const { claw, fake } = await setup();
     fake.script(answer("one"), answer("Summary."));
     const s = await claw.session.start({ sessionKey: "handle", name: "H" });
-    expect(s).toMatchObject({ sessionKey: "handle", name: "H", bus: "thebus", model: "openai/gpt-5:online", provider: "openrouter", streamText: false });
+    expect(s).toMatchObject({
+      sessionKey: "handle",
+      name: "H",
+      bus: "thebus",
+      model: "openai/gpt-5:online",
+      provider: "openrouter",
+      streamText: false,
+    });
     expect((await s.prompt("hi")).text).toBe("one");
     expect(await s.steer("x")).toMatchObject({ queued: true });
     expect(await s.followUp("y")).toMatchObject({ queued: true });
@@ -131,7 +168,9 @@ describe("session operations", () => {
     expect(await s.abort()).toEqual({ aborted: false });
     const got = await claw.session.get({ sessionKey: "handle" });
     expect(got.sessionId).toBe(s.sessionId);
-    expect((await claw.session.list()).sessions.map((x) => x.sessionId).sort()).toEqual([s.sessionId, f.sessionId].sort());
+    expect((await claw.session.list()).sessions.map((x) => x.sessionId).sort()).toEqual(
+      [s.sessionId, f.sessionId].sort(),
+    );
     expect(await f.delete()).toBe(true);
     expect(await claw.session.delete({ sessionKey: "handle" })).toBe(true);
     await expect(claw.session.get({ sessionKey: "handle" })).rejects.toMatchObject({ code: "not_found" });

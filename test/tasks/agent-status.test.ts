@@ -3,7 +3,7 @@
  * set blocked or needs_human, and the end of its run does not overwrite that.
  */
 import { afterEach, expect, test } from "vitest";
-import { callBash, answer } from "../fixtures/fake-responses.js";
+import { answer, callBash } from "../fixtures/fake-responses.js";
 import { startServer } from "../helpers/server.js";
 import { fixture, gate, taskClaw, until } from "./helpers.js";
 
@@ -24,7 +24,12 @@ function selfUpdate(fields: string): string {
 test("an agent sets its own task to blocked from bash; check_task returns it as actionable; the run's end keeps it blocked", async () => {
   fx = await fixture();
   const g = gate();
-  fx.fake.script(callBash({ script: selfUpdate(`\\"status\\":\\"blocked\\",\\"handoff\\":{\\"blockers\\":\\"need the staging password\\"}`) }), g.turn);
+  fx.fake.script(
+    callBash({
+      script: selfUpdate(`\\"status\\":\\"blocked\\",\\"handoff\\":{\\"blockers\\":\\"need the staging password\\"}`),
+    }),
+    g.turn,
+  );
   const server = fx.track(await startServer(taskClaw(fx.fake)), (s) => s.close());
   fx.track(g, (x) => x.open());
   const claw = server.claw;
@@ -32,36 +37,65 @@ test("an agent sets its own task to blocked from bash; check_task returns it as 
 
   const c = await claw.task.check({ taskId: r.taskId, waitMs: 20_000 });
   expect(c).toMatchObject({ isActionable: true, isTerminal: false, continuePolling: false });
-  expect(c.task).toMatchObject({ status: "blocked", phase: "waiting_human", handoff: { blockers: "need the staging password" } });
+  expect(c.task).toMatchObject({
+    status: "blocked",
+    phase: "waiting_human",
+    handoff: { blockers: "need the staging password" },
+  });
   expect(c.nextAction).toMatchObject({ op: "run_task", args: { sessionKey: "deployer" } });
   await g.reached; // the bash call ended, and the run goes on while the task is blocked
-  const output = fx.fake.requests[1]!.body.input.find((i: { type: string }) => i.type === "function_call_output").output;
+  const output = fx.fake.requests[1]!.body.input.find(
+    (i: { type: string }) => i.type === "function_call_output",
+  ).output;
   expect(JSON.parse(output)).toMatchObject({ exitCode: 0, stdout: '"blocked"\n' });
 
   g.open("I am blocked: I need the staging password.");
   await until(async () => (await claw.task.get({ taskId: r.taskId })).summary !== null);
   expect(claw.services.sessions.isRunning(r.sessionId)).toBe(false);
   const after = await claw.task.get({ taskId: r.taskId, include: ["timeline"] });
-  expect(after).toMatchObject({ status: "blocked", phase: "waiting_human", summary: "I am blocked: I need the staging password.", endedAt: null });
+  expect(after).toMatchObject({
+    status: "blocked",
+    phase: "waiting_human",
+    summary: "I am blocked: I need the staging password.",
+    endedAt: null,
+  });
   expect(after.timeline!.map((e) => e.text)).toContain("run ended; the task stays blocked");
 
   // the nextAction resumes the work in the same session
-  const resumed = await claw.task.run({ ...(c.nextAction!.args as { sessionKey: string }), prompt: "the password is hunter2" });
+  const resumed = await claw.task.run({
+    ...(c.nextAction!.args as { sessionKey: string }),
+    prompt: "the password is hunter2",
+  });
   expect(resumed.sessionId).toBe(r.sessionId);
   expect((await claw.task.check({ taskId: resumed.taskId, waitMs: 20_000 })).task.status).toBe("completed");
 });
 
 test("an agent sets needs_human; the run's end does not overwrite it", async () => {
   fx = await fixture();
-  fx.fake.script(callBash({ script: selfUpdate(`\\"status\\":\\"needs_human\\",\\"handoff\\":{\\"next\\":\\"a human approves the migration\\"}`) }), answer("Waiting for approval."));
+  fx.fake.script(
+    callBash({
+      script: selfUpdate(
+        `\\"status\\":\\"needs_human\\",\\"handoff\\":{\\"next\\":\\"a human approves the migration\\"}`,
+      ),
+    }),
+    answer("Waiting for approval."),
+  );
   const server = fx.track(await startServer(taskClaw(fx.fake)), (s) => s.close());
   const claw = server.claw;
   const r = await claw.task.run({ prompt: "migrate the db", sessionKey: "migrator" });
   await until(async () => (await claw.task.get({ taskId: r.taskId })).summary !== null);
   const t = await claw.task.get({ taskId: r.taskId });
-  expect(t).toMatchObject({ status: "needs_human", summary: "Waiting for approval.", handoff: { next: "a human approves the migration" } });
+  expect(t).toMatchObject({
+    status: "needs_human",
+    summary: "Waiting for approval.",
+    handoff: { next: "a human approves the migration" },
+  });
   const c = await claw.task.check({ taskId: r.taskId, waitMs: 5000 });
-  expect(c).toMatchObject({ isActionable: true, waitedMs: 0, nextAction: { op: "run_task", args: { sessionKey: "migrator" } } });
+  expect(c).toMatchObject({
+    isActionable: true,
+    waitedMs: 0,
+    nextAction: { op: "run_task", args: { sessionKey: "migrator" } },
+  });
 });
 
 test("an agent may un-block its own task while its run lasts; the run then completes normally", async () => {

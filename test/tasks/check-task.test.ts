@@ -2,7 +2,7 @@
 import { afterEach, expect, test } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { answer, callBash } from "../fixtures/fake-responses.js";
-import { fixture, gate, taskClaw, type Gate } from "./helpers.js";
+import { fixture, type Gate, gate, taskClaw } from "./helpers.js";
 
 let fx: Awaited<ReturnType<typeof fixture>>;
 afterEach(async () => {
@@ -21,7 +21,8 @@ async function runningTask(): Promise<{ claw: Claw; taskId: string; g: Gate }> {
   return { claw, taskId: r.taskId, g };
 }
 
-const telemetryOf = async (claw: Claw, taskId: string) => (await claw.task.telemetry({ taskId, op: "check_task" })).records;
+const telemetryOf = async (claw: Claw, taskId: string) =>
+  (await claw.task.telemetry({ taskId, op: "check_task" })).records;
 
 test("the default wait window is 45 s (a caller going away ends only its wait)", async () => {
   const { claw, taskId } = await runningTask();
@@ -45,7 +46,10 @@ test("an aborted wait (client gone) leaves the task running, and it still comple
   expect(claw.services.tasks.notifier.size).toBe(0); // the waiter was removed
   expect((await claw.task.get({ taskId })).status).toBe("in_progress");
   g.open("still done");
-  expect((await claw.task.check({ taskId, waitMs: 10_000 })).task).toMatchObject({ status: "completed", summary: "still done" });
+  expect((await claw.task.check({ taskId, waitMs: 10_000 })).task).toMatchObject({
+    status: "completed",
+    summary: "still done",
+  });
 });
 
 test("a negative waitMs is clamped to 0 and a huge one to 600 s; NaN or a non-number is invalid_args", async () => {
@@ -67,7 +71,12 @@ test("a negative waitMs is clamped to 0 and a huge one to 600 s; NaN or a non-nu
 test("a timed-out wait is non-terminal, keeps the same nextAction, and re-polling creates no duplicate", async () => {
   const { claw, taskId } = await runningTask();
   const first = await claw.task.check({ taskId, waitMs: 100 });
-  expect(first).toMatchObject({ isTerminal: false, isActionable: false, continuePolling: true, nextAction: { op: "check_task", args: { taskId } } });
+  expect(first).toMatchObject({
+    isTerminal: false,
+    isActionable: false,
+    continuePolling: true,
+    nextAction: { op: "check_task", args: { taskId } },
+  });
   expect(first.waitedMs).toBeGreaterThanOrEqual(90);
   const second = await claw.do({ op: first.nextAction!.op, args: { ...first.nextAction!.args, waitMs: 100 } });
   expect(second.ok && (second.result as { nextAction: unknown }).nextAction).toEqual(first.nextAction);
@@ -139,13 +148,28 @@ test("nextAction is null exactly when terminal; check_task while todo/in_progres
   const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
   const w = await claw.task.create({ title: "tracked" });
   const todo = await claw.task.check({ taskId: w.taskId, waitMs: 0 });
-  expect(todo).toMatchObject({ continuePolling: true, isTerminal: false, nextAction: { op: "check_task", args: { taskId: w.taskId } } });
+  expect(todo).toMatchObject({
+    continuePolling: true,
+    isTerminal: false,
+    nextAction: { op: "check_task", args: { taskId: w.taskId } },
+  });
   await claw.task.update({ taskId: w.taskId, expectedVersion: 1, status: "in_progress" });
-  expect((await claw.task.check({ taskId: w.taskId, waitMs: 0 })).nextAction).toEqual({ op: "check_task", args: { taskId: w.taskId } });
-  await claw.task.update({ taskId: w.taskId, expectedVersion: 2, status: "needs_human", handoff: { next: "a human decides" } });
+  expect((await claw.task.check({ taskId: w.taskId, waitMs: 0 })).nextAction).toEqual({
+    op: "check_task",
+    args: { taskId: w.taskId },
+  });
+  await claw.task.update({
+    taskId: w.taskId,
+    expectedVersion: 2,
+    status: "needs_human",
+    handoff: { next: "a human decides" },
+  });
   const actionable = await claw.task.check({ taskId: w.taskId, waitMs: 10_000 });
   expect(actionable).toMatchObject({ isActionable: true, isTerminal: false, continuePolling: false, waitedMs: 0 });
-  expect(actionable.nextAction).toEqual({ op: "task_update", args: { taskId: w.taskId, expectedVersion: 3, status: "in_progress" } });
+  expect(actionable.nextAction).toEqual({
+    op: "task_update",
+    args: { taskId: w.taskId, expectedVersion: 3, status: "in_progress" },
+  });
   const cancelled = await claw.task.cancel({ taskId: w.taskId });
   expect(cancelled.status).toBe("cancelled");
   expect((await claw.task.check({ taskId: w.taskId, waitMs: 0 })).nextAction).toBeNull();

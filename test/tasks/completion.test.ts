@@ -13,7 +13,8 @@ afterEach(async () => {
   await claw.close();
 });
 
-const receiptCount = (taskId: string) => (claw.services.db.prepare("SELECT COUNT(*) AS n FROM receipts WHERE task_id = ?").get(taskId) as { n: number }).n;
+const receiptCount = (taskId: string) =>
+  (claw.services.db.prepare("SELECT COUNT(*) AS n FROM receipts WHERE task_id = ?").get(taskId) as { n: number }).n;
 
 async function rejects(p: Promise<unknown>): Promise<{ code: string; details?: Record<string, unknown> }> {
   const err = await p.then(
@@ -33,7 +34,18 @@ async function expectUnchanged(before: Awaited<ReturnType<Claw["task"]["get"]>>)
 describe("task_create", () => {
   test("creates a work task: status todo, version 1, server project by default, not executed", async () => {
     const t = await claw.task.create({ title: "Write the notes", body: "all of them" });
-    expect(t).toMatchObject({ kind: "work", status: "todo", phase: "open", version: 1, project: "test", title: "Write the notes", body: "all of them", replayed: false, sessionKey: null, handoff: null });
+    expect(t).toMatchObject({
+      kind: "work",
+      status: "todo",
+      phase: "open",
+      version: 1,
+      project: "test",
+      title: "Write the notes",
+      body: "all of them",
+      replayed: false,
+      sessionKey: null,
+      handoff: null,
+    });
     expect(t.taskId).toBe(t.jobId);
     const other = await claw.task.create({ title: "Elsewhere", project: "other" });
     expect(other.project).toBe("other");
@@ -86,7 +98,9 @@ describe("task_update: version", () => {
   });
 
   test("an unknown task is not_found", async () => {
-    expect((await rejects(claw.task.update({ taskId: "task_nope", expectedVersion: 1, title: "x" }))).code).toBe("not_found");
+    expect((await rejects(claw.task.update({ taskId: "task_nope", expectedVersion: 1, title: "x" }))).code).toBe(
+      "not_found",
+    );
   });
 });
 
@@ -94,20 +108,37 @@ describe("task_update: completion", () => {
   test("a complete completion: done, handoff stored, one receipt, readback confirms", async () => {
     const t = await claw.task.create({ title: "T" });
     const done = await claw.task.update(completion(claw, t));
-    expect(done).toMatchObject({ status: "done", phase: "ended", version: 2, replayed: false, handoff: { completed: "wrote the notes", next: "review them", blockers: "" } });
+    expect(done).toMatchObject({
+      status: "done",
+      phase: "ended",
+      version: 2,
+      replayed: false,
+      handoff: { completed: "wrote the notes", next: "review them", blockers: "" },
+    });
     expect(done.endedAt).not.toBeNull();
     const back = await claw.task.get({ taskId: t.taskId, include: ["receipts"] });
     expect(back.status).toBe("done");
     expect(back.version).toBe(2);
     expect(back.receipts).toHaveLength(1);
-    expect(back.receipts![0]).toMatchObject({ sessionRef: "worker-1/run-1", worker: "test worker", work: "wrote docs/NOTES.md", tests: "npm test: ok", gitCheckpoint: "abc1234" });
+    expect(back.receipts![0]).toMatchObject({
+      sessionRef: "worker-1/run-1",
+      worker: "test worker",
+      work: "wrote docs/NOTES.md",
+      tests: "npm test: ok",
+      gitCheckpoint: "abc1234",
+    });
   });
 
   test("missing or blank handoff.completed / handoff.next → completion_handoff_required, no change, no receipt", async () => {
     const t = await claw.task.create({ title: "T" });
     const before = await claw.task.get({ taskId: t.taskId, include: ["receipts", "timeline"] });
     const full = completion(claw, t);
-    for (const handoff of [undefined, { completed: "done", next: "   " }, { next: "review" }, { completed: "", next: "", blockers: "" }]) {
+    for (const handoff of [
+      undefined,
+      { completed: "done", next: "   " },
+      { next: "review" },
+      { completed: "", next: "", blockers: "" },
+    ]) {
       const err = await rejects(claw.task.update({ ...full, handoff }));
       expect(err.code).toBe("completion_handoff_required");
     }
@@ -131,7 +162,11 @@ describe("task_update: completion", () => {
     const t = await claw.task.create({ title: "T" });
     const before = await claw.task.get({ taskId: t.taskId, include: ["receipts", "timeline"] });
     const full = completion(claw, t);
-    for (const writeContext of [undefined, { instance: "some-other-instance", project: "test" }, { instance: claw.identity.instance, project: "other-project" }]) {
+    for (const writeContext of [
+      undefined,
+      { instance: "some-other-instance", project: "test" },
+      { instance: claw.identity.instance, project: "other-project" },
+    ]) {
       const err = await rejects(claw.task.update({ ...full, writeContext }));
       expect(err.code).toBe("write_context_mismatch");
     }
@@ -152,7 +187,9 @@ describe("task_update: completion", () => {
     claw = memClaw({ log: () => {} }); // the failure below is logged as an internal error; keep the output clean
     const t = await claw.task.create({ title: "T" });
     const before = await claw.task.get({ taskId: t.taskId, include: ["receipts", "timeline"] });
-    claw.services.db.exec("CREATE TRIGGER fail_receipts BEFORE INSERT ON receipts BEGIN SELECT RAISE(ABORT, 'disk said no'); END;");
+    claw.services.db.exec(
+      "CREATE TRIGGER fail_receipts BEFORE INSERT ON receipts BEGIN SELECT RAISE(ABORT, 'disk said no'); END;",
+    );
     const res = await claw.do({ op: "task_update", args: completion(claw, t) });
     expect(res.ok).toBe(false);
     await expectUnchanged(before);
@@ -193,7 +230,11 @@ describe("task_update: completion", () => {
     const server: TestServer = await startServer(claw);
     try {
       const t = await claw.task.create({ title: "Contended" });
-      const bodies = Array.from({ length: 20 }, (_, i) => ({ op: "task_update", args: completion(claw, t, `racer-${i}`), id: i }));
+      const bodies = Array.from({ length: 20 }, (_, i) => ({
+        op: "task_update",
+        args: completion(claw, t, `racer-${i}`),
+        id: i,
+      }));
       const responses = await Promise.all(bodies.map((b) => server.post(b)));
       const ok = responses.filter((r) => r.body.ok);
       expect(ok).toHaveLength(1);
@@ -214,10 +255,22 @@ describe("task_update: blocked, done tasks, transitions", () => {
   test("blocked needs a non-empty handoff.blockers (blocker_required)", async () => {
     const t = await claw.task.create({ title: "T" });
     for (const handoff of [undefined, { blockers: "  " }, { completed: "half" }]) {
-      expect((await rejects(claw.task.update({ taskId: t.taskId, expectedVersion: 1, status: "blocked", handoff }))).code).toBe("blocker_required");
+      expect(
+        (await rejects(claw.task.update({ taskId: t.taskId, expectedVersion: 1, status: "blocked", handoff }))).code,
+      ).toBe("blocker_required");
     }
-    const blocked = await claw.task.update({ taskId: t.taskId, expectedVersion: 1, status: "blocked", handoff: { blockers: "no database credentials" } });
-    expect(blocked).toMatchObject({ status: "blocked", phase: "waiting_human", version: 2, handoff: { blockers: "no database credentials" } });
+    const blocked = await claw.task.update({
+      taskId: t.taskId,
+      expectedVersion: 1,
+      status: "blocked",
+      handoff: { blockers: "no database credentials" },
+    });
+    expect(blocked).toMatchObject({
+      status: "blocked",
+      phase: "waiting_human",
+      version: 2,
+      handoff: { blockers: "no database credentials" },
+    });
     expect(blocked.latestUpdate?.text).toContain("no database credentials");
   });
 
@@ -231,9 +284,19 @@ describe("task_update: blocked, done tasks, transitions", () => {
   test("metadata edits of a done task need no receipt", async () => {
     const t = await claw.task.create({ title: "T" });
     await claw.task.update(completion(claw, t));
-    const edited = await claw.task.update({ taskId: t.taskId, expectedVersion: 2, title: "Renamed after the fact", body: "typo fixed" });
+    const edited = await claw.task.update({
+      taskId: t.taskId,
+      expectedVersion: 2,
+      title: "Renamed after the fact",
+      body: "typo fixed",
+    });
     expect(edited).toMatchObject({ status: "done", title: "Renamed after the fact", version: 3 });
-    const stillDone = await claw.task.update({ taskId: t.taskId, expectedVersion: 3, status: "done", handoff: { next: "ship it" } });
+    const stillDone = await claw.task.update({
+      taskId: t.taskId,
+      expectedVersion: 3,
+      status: "done",
+      handoff: { next: "ship it" },
+    });
     expect(stillDone).toMatchObject({ status: "done", version: 4, handoff: { next: "ship it" } });
     expect(receiptCount(t.taskId)).toBe(1);
   });
@@ -255,12 +318,20 @@ describe("task_update: blocked, done tasks, transitions", () => {
   test("nonsense transitions are invalid_transition and change nothing", async () => {
     const t = await claw.task.create({ title: "T" });
     for (const status of ["completed", "completed_no_summary", "error"] as const) {
-      expect((await rejects(claw.task.update({ taskId: t.taskId, expectedVersion: 1, status }))).code).toBe("invalid_transition");
+      expect((await rejects(claw.task.update({ taskId: t.taskId, expectedVersion: 1, status }))).code).toBe(
+        "invalid_transition",
+      );
     }
     const cancelled = await claw.task.update({ taskId: t.taskId, expectedVersion: 1, status: "cancelled" });
     expect(cancelled.status).toBe("cancelled");
     expect((await rejects(claw.task.update({ ...completion(claw, cancelled) }))).code).toBe("invalid_transition");
-    expect((await rejects(claw.task.update({ taskId: t.taskId, expectedVersion: 2, status: "blocked", handoff: { blockers: "x" } }))).code).toBe("invalid_transition");
+    expect(
+      (
+        await rejects(
+          claw.task.update({ taskId: t.taskId, expectedVersion: 2, status: "blocked", handoff: { blockers: "x" } }),
+        )
+      ).code,
+    ).toBe("invalid_transition");
     expect(receiptCount(t.taskId)).toBe(0);
     expect((await claw.task.get({ taskId: t.taskId })).version).toBe(2);
   });

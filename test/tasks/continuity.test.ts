@@ -1,7 +1,7 @@
 /** server_identity, continuity_context, memory_add and memory_search (FTS5). */
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
-import { createClaw, type Claw } from "../../src/index.js";
+import { type Claw, createClaw } from "../../src/index.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
 import { completion } from "./helpers.js";
 
@@ -22,8 +22,25 @@ test("server_identity: a stable instance id kept in the database, version, proje
   const idB = await b.call("server_identity", {});
   await b.close();
   expect(idB.instance).toBe(idA.instance);
-  expect(idA).toMatchObject({ name: "box-1", project: "alpha", schemaVersion: expect.any(Number), version: expect.any(String) });
-  for (const op of ["run_task", "check_task", "get_task", "list_tasks", "cancel_task", "task_create", "task_update", "continuity_context", "memory_add", "memory_search", "task_telemetry"]) {
+  expect(idA).toMatchObject({
+    name: "box-1",
+    project: "alpha",
+    schemaVersion: expect.any(Number),
+    version: expect.any(String),
+  });
+  for (const op of [
+    "run_task",
+    "check_task",
+    "get_task",
+    "list_tasks",
+    "cancel_task",
+    "task_create",
+    "task_update",
+    "continuity_context",
+    "memory_add",
+    "memory_search",
+    "task_telemetry",
+  ]) {
     expect(idA.ops).toContain(op);
   }
   const other = memClaw();
@@ -37,7 +54,10 @@ test("memory_add stores a note; memory_search finds it ranked by relevance (stem
   await claw.memory.add({ text: "Lunch is at noon" });
   expect(a).toMatchObject({ memoryId: expect.stringMatching(/^mem_/), replayed: false });
   const r = await claw.memory.search({ query: "deploying to staging" });
-  expect(r.results.map((x) => x.text)).toEqual(["Deploys go through the staging bus before production", "The staging database is reset every night"]);
+  expect(r.results.map((x) => x.text)).toEqual([
+    "Deploys go through the staging bus before production",
+    "The staging database is reset every night",
+  ]);
   expect(r.results[0]!.score).toBeGreaterThan(r.results[1]!.score);
   expect(r.results[0]).toMatchObject({ memoryId: a.memoryId, tags: ["deploy"], createdAt: a.createdAt });
   expect((await claw.memory.search({ query: "deploy", limit: 1 })).results).toHaveLength(1);
@@ -46,7 +66,26 @@ test("memory_add stores a note; memory_search finds it ranked by relevance (stem
 
 test("memory_search is safe against any query text: FTS5 syntax in user input never errors", async () => {
   await claw.memory.add({ text: 'He said "hello" (twice) — and NOT AND OR near* col:value' });
-  const hostile = ['"', '"unterminated', "AND", "OR NOT", "NEAR(a b)", "*", "text:hello", "(", ")", "^hello", "a AND (b OR", "-", "'; DROP TABLE memory; --", "", "   ", "💥", "hello*", 'he said "hello"'];
+  const hostile = [
+    '"',
+    '"unterminated',
+    "AND",
+    "OR NOT",
+    "NEAR(a b)",
+    "*",
+    "text:hello",
+    "(",
+    ")",
+    "^hello",
+    "a AND (b OR",
+    "-",
+    "'; DROP TABLE memory; --",
+    "",
+    "   ",
+    "💥",
+    "hello*",
+    'he said "hello"',
+  ];
   for (const query of hostile) {
     const res = await claw.do({ op: "memory_search", args: { query } });
     expect(res.ok, `query ${JSON.stringify(query)}`).toBe(true);
@@ -58,8 +97,12 @@ test("memory_search is safe against any query text: FTS5 syntax in user input ne
 test("memory is per project: the server's project by default", async () => {
   await claw.memory.add({ text: "alpha fact about widgets" });
   await claw.memory.add({ text: "beta fact about widgets", project: "beta" });
-  expect((await claw.memory.search({ query: "widgets" })).results.map((r) => r.text)).toEqual(["alpha fact about widgets"]);
-  expect((await claw.memory.search({ query: "widgets", project: "beta" })).results.map((r) => r.text)).toEqual(["beta fact about widgets"]);
+  expect((await claw.memory.search({ query: "widgets" })).results.map((r) => r.text)).toEqual([
+    "alpha fact about widgets",
+  ]);
+  expect((await claw.memory.search({ query: "widgets", project: "beta" })).results.map((r) => r.text)).toEqual([
+    "beta fact about widgets",
+  ]);
 });
 
 test("memory_add with the same idempotency key: same args replay, other args → idempotency_conflict", async () => {
@@ -84,7 +127,13 @@ test("continuity_context: identity, open tasks, recent handoffs and recent memor
   expect(ctx.identity.instance).toBe(claw.identity.instance);
   expect(ctx.identity.project).toBe("test");
   expect(ctx.openTasks.map((t) => t.taskId)).toEqual([open.taskId]);
-  expect(ctx.recentHandoffs).toEqual([expect.objectContaining({ taskId: finished.taskId, status: "done", handoff: { completed: "wrote the notes", next: "review them", blockers: "" } })]);
+  expect(ctx.recentHandoffs).toEqual([
+    expect.objectContaining({
+      taskId: finished.taskId,
+      status: "done",
+      handoff: { completed: "wrote the notes", next: "review them", blockers: "" },
+    }),
+  ]);
   expect(ctx.recentMemory.map((m) => m.text)).toEqual(["a decision"]);
   const bySession = await claw.call("continuity_context", { sessionKey: "nobody" });
   expect(bySession.openTasks).toEqual([]);

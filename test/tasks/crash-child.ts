@@ -6,7 +6,13 @@
 import { createClaw } from "../../src/index.js";
 
 const [db, baseURL, pidFile] = process.argv.slice(2) as [string, string, string];
-const claw = createClaw({ db, baseURL, project: "test", env: { ...process.env, OPENROUTER_API_KEY: "test-key" }, log: () => {} });
+const claw = createClaw({
+  db,
+  baseURL,
+  project: "test",
+  env: { ...process.env, OPENROUTER_API_KEY: "test-key" },
+  log: () => {},
+});
 const r = await claw.task.run({ prompt: `sleep (pid file ${pidFile})`, sessionKey: "crashy" });
 process.stdout.write(`${JSON.stringify({ taskId: r.taskId })}\n`);
 setInterval(() => {}, 1000);

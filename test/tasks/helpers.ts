@@ -1,8 +1,8 @@
 /** Shared setup of the task tests: a fake model, claws pointed at it, gates and small waits. */
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Claw, ClawOptions } from "../../src/index.js";
+import { answer, type FakeResponses, type FakeTurn, startFakeResponses } from "../fixtures/fake-responses.js";
 import { memClaw } from "../helpers/claw.js";
-import { answer, startFakeResponses, type FakeResponses, type FakeTurn } from "../fixtures/fake-responses.js";
 
 /** A claw on ":memory:" whose model calls go to `fake`, with fast retries. */
 export function taskClaw(fake: FakeResponses, options: ClawOptions = {}): Claw {
@@ -68,13 +68,25 @@ export async function fixture() {
 }
 
 /** A valid completion of a task at `version` (DESIGN §7 field names). */
-export function completion(claw: Claw, task: { taskId: string; version: number; project: string }, sessionRef = "worker-1/run-1") {
+export function completion(
+  claw: Claw,
+  task: { taskId: string; version: number; project: string },
+  sessionRef = "worker-1/run-1",
+) {
   return {
     taskId: task.taskId,
     expectedVersion: task.version,
     status: "done" as const,
     handoff: { completed: "wrote the notes", next: "review them", blockers: "" },
-    receipt: { sessionRef, worker: "test worker", work: "wrote docs/NOTES.md", next: "review", blockers: "", tests: "npm test: ok", gitCheckpoint: "abc1234" },
+    receipt: {
+      sessionRef,
+      worker: "test worker",
+      work: "wrote docs/NOTES.md",
+      next: "review",
+      blockers: "",
+      tests: "npm test: ok",
+      gitCheckpoint: "abc1234",
+    },
     writeContext: { instance: claw.identity.instance, project: task.project },
   };
 }

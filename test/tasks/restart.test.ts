@@ -2,10 +2,10 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { createClaw, type Claw } from "../../src/index.js";
+import { type Claw, createClaw } from "../../src/index.js";
+import { answer, callBash } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
-import { answer, callBash } from "../fixtures/fake-responses.js";
 import { fixture, readPid } from "./helpers.js";
 
 let fx: Awaited<ReturnType<typeof fixture>>;
@@ -14,10 +14,26 @@ afterEach(async () => {
 });
 
 function fileClaw(db: string): Claw {
-  return createClaw({ db, baseURL: fx.fake.url, project: "test", validateOutputs: true, env: { ...process.env, OPENROUTER_API_KEY: "test-key" }, modelRetry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 20 }, log: () => {} });
+  return createClaw({
+    db,
+    baseURL: fx.fake.url,
+    project: "test",
+    validateOutputs: true,
+    env: { ...process.env, OPENROUTER_API_KEY: "test-key" },
+    modelRetry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 20 },
+    log: () => {},
+  });
 }
 
-function expectInterrupted(t: { status: string; phase: string; endedAt: number | null; error: { code: string; category: string; suggestedRecovery: string } | null }, sessionKey: string) {
+function expectInterrupted(
+  t: {
+    status: string;
+    phase: string;
+    endedAt: number | null;
+    error: { code: string; category: string; suggestedRecovery: string } | null;
+  },
+  sessionKey: string,
+) {
   expect(t).toMatchObject({ status: "error", phase: "ended", error: { code: "interrupted", category: "restart" } });
   expect(t.endedAt).not.toBeNull();
   expect(t.error!.suggestedRecovery).toContain("run_task");
@@ -49,9 +65,31 @@ test("a task left in_progress by a dead process becomes error/interrupted at sta
   // The "dead process": rows written as its runner would have left them, but never finished.
   const dead = fileClaw(db);
   const session = dead.services.sessions.ensure({ sessionKey: "orphans" });
-  const base = { kind: "run" as const, body: null, sessionKey: session.sessionKey, sessionId: session.sessionId, project: "test", model: session.model, provider: session.provider, bus: session.bus };
-  dead.services.tasks.store.insert({ ...base, id: "task_was_running", title: "was running", prompt: "long job", status: "in_progress", phase: "running_tool" }, "created");
-  dead.services.tasks.store.insert({ ...base, id: "task_was_queued", title: "was queued", prompt: "next job", status: "todo", phase: "queued" }, "created");
+  const base = {
+    kind: "run" as const,
+    body: null,
+    sessionKey: session.sessionKey,
+    sessionId: session.sessionId,
+    project: "test",
+    model: session.model,
+    provider: session.provider,
+    bus: session.bus,
+  };
+  dead.services.tasks.store.insert(
+    {
+      ...base,
+      id: "task_was_running",
+      title: "was running",
+      prompt: "long job",
+      status: "in_progress",
+      phase: "running_tool",
+    },
+    "created",
+  );
+  dead.services.tasks.store.insert(
+    { ...base, id: "task_was_queued", title: "was queued", prompt: "next job", status: "todo", phase: "queued" },
+    "created",
+  );
   await dead.close(); // its own runner had neither task, so both stay as the crash left them
   expect(dead.services.db.open).toBe(false);
 
@@ -68,7 +106,11 @@ test("after kill -9 of the serving process, its running task becomes error/inter
   const db = join(dir, "claw.db");
   const pidFile = join(dir, "sleep.pid");
   fx.fake.script(callBash({ script: `sleep 60 & echo $! > ${pidFile}; wait` }));
-  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "crash-child.ts"), db, fx.fake.url, pidFile], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "crash-child.ts"), db, fx.fake.url, pidFile],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let buf = "";
     child.stdout!.on("data", (c: Buffer) => {

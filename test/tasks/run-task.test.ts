@@ -1,9 +1,9 @@
 /** run_task: returns at once, fails fast without a key, idempotency, per-session FIFO, cancel. */
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
+import { answer, callBash } from "../fixtures/fake-responses.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
-import { answer, callBash } from "../fixtures/fake-responses.js";
 import { fixture, gate, readPid, taskClaw, until } from "./helpers.js";
 
 let fx: Awaited<ReturnType<typeof fixture>>;
@@ -18,12 +18,25 @@ test("run_task returns at once: todo, version 1, continuePolling, nextAction che
   const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
   fx.track(g, (x) => x.open());
   const r = await claw.task.run({ prompt: "Say hello", sessionKey: "s1" });
-  expect(r).toMatchObject({ status: "todo", version: 1, replayed: false, continuePolling: true, sessionKey: "s1", nextAction: { op: "check_task", args: { taskId: r.taskId } } });
+  expect(r).toMatchObject({
+    status: "todo",
+    version: 1,
+    replayed: false,
+    continuePolling: true,
+    sessionKey: "s1",
+    nextAction: { op: "check_task", args: { taskId: r.taskId } },
+  });
   expect(r.jobId).toBe(r.taskId);
   expect(r.sessionId).toMatch(/^ses_/);
   await g.reached; // the run really started, without anyone polling
   const t = await claw.task.get({ taskId: r.taskId, include: ["prompt"] });
-  expect(t).toMatchObject({ status: "in_progress", kind: "run", title: "Say hello", prompt: "Say hello", project: "test" });
+  expect(t).toMatchObject({
+    status: "in_progress",
+    kind: "run",
+    title: "Say hello",
+    prompt: "Say hello",
+    project: "test",
+  });
   g.open("hello");
   const done = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
   expect(done.task).toMatchObject({ status: "completed", summary: "hello", phase: "ended" });
@@ -57,7 +70,11 @@ test("a failing model ends the task as error with a structured error", async () 
   const r = await claw.task.run({ prompt: "x", sessionKey: "failing" });
   const c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
   expect(c.task.status).toBe("error");
-  expect(c.task.error).toMatchObject({ code: expect.any(String), message: expect.any(String), category: expect.any(String) });
+  expect(c.task.error).toMatchObject({
+    code: expect.any(String),
+    message: expect.any(String),
+    category: expect.any(String),
+  });
   expect(c.task.error!.suggestedRecovery).toContain("failing");
 });
 
@@ -68,14 +85,23 @@ test("run_task with the same idempotency key twice → one task (replayed: true)
   const b = await claw.task.run({ prompt: "Count TODOs", sessionKey: "idem", idempotencyKey: "job-1" });
   expect(b.taskId).toBe(a.taskId);
   expect([a.replayed, b.replayed]).toEqual([false, true]);
-  const other = await claw.do({ op: "run_task", args: { prompt: "Something else", sessionKey: "idem", idempotencyKey: "job-1" } });
+  const other = await claw.do({
+    op: "run_task",
+    args: { prompt: "Something else", sessionKey: "idem", idempotencyKey: "job-1" },
+  });
   expect(!other.ok && other.error.code).toBe("idempotency_conflict");
   await claw.task.check({ taskId: a.taskId, waitMs: 10_000 });
   const list = await claw.task.list();
   expect(list.tasks).toHaveLength(1);
   expect(fx.fake.requests).toHaveLength(1); // ran once
   const c = await claw.task.run({ prompt: "Count TODOs", sessionKey: "idem", idempotencyKey: "job-1" });
-  expect(c).toMatchObject({ taskId: a.taskId, replayed: true, status: "completed", continuePolling: false, nextAction: null });
+  expect(c).toMatchObject({
+    taskId: a.taskId,
+    replayed: true,
+    status: "completed",
+    continuePolling: false,
+    nextAction: null,
+  });
 });
 
 test("two tasks on one session run one at a time, in order; the later one waits as todo/queued", async () => {
@@ -88,7 +114,11 @@ test("two tasks on one session run one at a time, in order; the later one waits 
   const second = await claw.task.run({ prompt: "second", sessionKey: "fifo" });
   await g.reached;
   expect((await claw.task.get({ taskId: first.taskId })).status).toBe("in_progress");
-  expect(await claw.task.get({ taskId: second.taskId })).toMatchObject({ status: "todo", phase: "queued", startedAt: null });
+  expect(await claw.task.get({ taskId: second.taskId })).toMatchObject({
+    status: "todo",
+    phase: "queued",
+    startedAt: null,
+  });
   expect(fx.fake.requests).toHaveLength(1);
   g.open("first done");
   const b = await claw.task.check({ taskId: second.taskId, waitMs: 10_000 });
@@ -157,7 +187,10 @@ test("cancel_task on a queued task just cancels it; the queue goes on; cancellin
   expect((await claw.task.get({ taskId: first.taskId })).status).toBe("completed");
   expect(fx.fake.requests).toHaveLength(2); // the cancelled task never reached the model
   const again = await claw.task.cancel({ taskId: first.taskId });
-  expect(again).toMatchObject({ status: "completed", version: (await claw.task.get({ taskId: first.taskId })).version });
+  expect(again).toMatchObject({
+    status: "completed",
+    version: (await claw.task.get({ taskId: first.taskId })).version,
+  });
 });
 
 test("a task's run reports progress: phase, latestUpdate and a compact timeline", async () => {
@@ -196,7 +229,8 @@ test("list_tasks: filters, counts per status, newest first, cursor paging, limit
   fx = await fixture();
   const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
   const ids: string[] = [];
-  for (let i = 0; i < 7; i++) ids.push((await claw.task.create({ title: `work ${i}`, project: i < 5 ? "p1" : "p2" })).taskId);
+  for (let i = 0; i < 7; i++)
+    ids.push((await claw.task.create({ title: `work ${i}`, project: i < 5 ? "p1" : "p2" })).taskId);
   const run = await claw.task.run({ prompt: "run one", sessionKey: "lister", project: "p1" });
   await claw.task.check({ taskId: run.taskId, waitMs: 10_000 });
   await claw.task.update({ taskId: ids[0]!, expectedVersion: 1, status: "blocked", handoff: { blockers: "waiting" } });

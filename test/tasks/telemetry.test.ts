@@ -10,7 +10,11 @@ afterEach(async () => {
 test("each task request is recorded: op, task, poll number, wait asked/waited, status, duration, duplicate, terminal retrieval, error", async () => {
   fx = await fixture();
   const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
-  const r = await claw.task.run({ prompt: "SECRET-PROMPT-TEXT count the files", sessionKey: "tele", idempotencyKey: "t1" });
+  const r = await claw.task.run({
+    prompt: "SECRET-PROMPT-TEXT count the files",
+    sessionKey: "tele",
+    idempotencyKey: "t1",
+  });
   await claw.task.run({ prompt: "SECRET-PROMPT-TEXT count the files", sessionKey: "tele", idempotencyKey: "t1" });
   await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
   await claw.task.check({ taskId: r.taskId, waitMs: 5_000 });
@@ -23,7 +27,13 @@ test("each task request is recorded: op, task, poll number, wait asked/waited, s
   expect(create).toMatchObject({ duplicate: false, status: "todo", terminalRetrieval: false, errorCode: null });
   expect(replay).toMatchObject({ duplicate: true });
   expect(poll1).toMatchObject({ pollNumber: 1, waitAskedMs: 10_000, status: "completed", terminalRetrieval: true });
-  expect(poll2).toMatchObject({ pollNumber: 2, waitAskedMs: 5_000, waitedMs: 0, status: "completed", terminalRetrieval: true });
+  expect(poll2).toMatchObject({
+    pollNumber: 2,
+    waitAskedMs: 5_000,
+    waitedMs: 0,
+    status: "completed",
+    terminalRetrieval: true,
+  });
   expect(get).toMatchObject({ pollNumber: null, status: "completed" });
   for (const rec of records) {
     expect(rec.durationMs).toBeGreaterThanOrEqual(0);
@@ -40,7 +50,13 @@ test("each task request is recorded: op, task, poll number, wait asked/waited, s
 test("with CLAW_TELEMETRY_LOG=1 each record is also a JSON line in the log (never the prompt)", async () => {
   fx = await fixture();
   const lines: string[] = [];
-  const claw = fx.track(taskClaw(fx.fake, { env: { ...process.env, OPENROUTER_API_KEY: "k", CLAW_TELEMETRY_LOG: "1" }, log: (l) => lines.push(l) }), (c) => c.close());
+  const claw = fx.track(
+    taskClaw(fx.fake, {
+      env: { ...process.env, OPENROUTER_API_KEY: "k", CLAW_TELEMETRY_LOG: "1" },
+      log: (l) => lines.push(l),
+    }),
+    (c) => c.close(),
+  );
   const t = await claw.task.create({ title: "logged" });
   const r = await claw.task.run({ prompt: "SECRET-PROMPT-TEXT" });
   await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });

@@ -17,10 +17,19 @@ test("run_task, check_task, get_task, task_get, list_tasks, cancel_task, task_cr
   const claw = server.claw;
 
   const run = await server.op("run_task", { prompt: "hello over http", sessionKey: "http" });
-  expect(run).toMatchObject({ ok: true, id: 1, result: { status: "todo", continuePolling: true, nextAction: { op: "check_task" } } });
+  expect(run).toMatchObject({
+    ok: true,
+    id: 1,
+    result: { status: "todo", continuePolling: true, nextAction: { op: "check_task" } },
+  });
   const taskId = run.result.taskId as string;
   const checked = await server.op("check_task", { taskId, waitMs: 10_000 });
-  expect(checked.result).toMatchObject({ isTerminal: true, nextAction: null, pollNumber: 1, task: { status: "completed", summary: "ok" } });
+  expect(checked.result).toMatchObject({
+    isTerminal: true,
+    nextAction: null,
+    pollNumber: 1,
+    task: { status: "completed", summary: "ok" },
+  });
   const viaHttp = await server.op("get_task", { taskId, include: ["timeline", "receipts", "prompt"] });
   const viaApi = await claw.task.get({ taskId, include: ["timeline", "receipts", "prompt"] });
   expect(strip(viaHttp.result)).toEqual(strip(viaApi));
@@ -30,7 +39,10 @@ test("run_task, check_task, get_task, task_get, list_tasks, cancel_task, task_cr
   expect(created.result).toMatchObject({ status: "todo", version: 1, kind: "work", replayed: false });
   const done = await server.op("task_update", completion(claw, created.result));
   expect(done.result).toMatchObject({ status: "done", version: 2, replayed: false });
-  const conflict = await server.post({ op: "task_update", args: { taskId: created.result.taskId, expectedVersion: 1, title: "stale" } });
+  const conflict = await server.post({
+    op: "task_update",
+    args: { taskId: created.result.taskId, expectedVersion: 1, title: "stale" },
+  });
   expect(conflict.status).toBe(409);
   expect(conflict.body.error).toMatchObject({ code: "version_conflict", details: { currentVersion: 2 } });
   const fresh = await claw.task.create({ title: "no handoff" });
@@ -62,7 +74,11 @@ test("an HTTP client that disconnects during check_task abandons its wait; the t
   await g.reached;
   // a raw socket-level client, so "going away" is exactly a closed connection
   const body = JSON.stringify({ op: "check_task", args: { taskId: r.taskId, waitMs: 60_000 } });
-  const req = request(`${server.url}/do`, { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } });
+  const req = request(`${server.url}/do`, {
+    method: "POST",
+    agent: false,
+    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+  });
   req.on("error", () => {});
   req.end(body);
   await until(() => claw.services.tasks.notifier.size === 1);
