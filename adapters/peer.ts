@@ -149,7 +149,8 @@ export class Peer {
     let cursor = this.cursors.get(sub);
     if (!cursor) {
       this.pruneCursors();
-      this.cursors.set(sub, (cursor = { sub, bus: JSON.parse(m[2]!) as string, lastSeq: 0 }));
+      cursor = { sub, bus: JSON.parse(m[2]!) as string, lastSeq: 0 };
+      this.cursors.set(sub, cursor);
     }
     cursor.lastSeq = Number(m[3]);
     return true;

@@ -87,9 +87,8 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
   }, interval);
   heartbeat.unref();
 
-  let set = open.get(claw);
-  if (!set) open.set(claw, (set = new Set()));
-  const streams = set;
+  const streams = open.get(claw) ?? new Set();
+  open.set(claw, streams);
   const end = () => {
     clearInterval(heartbeat);
     subscription.close();

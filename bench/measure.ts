@@ -72,8 +72,7 @@ export function onJsonLines(child: ChildProcess, onLine: (msg: any) => void): vo
   child.stdout!.setEncoding("utf8");
   child.stdout!.on("data", (chunk: string) => {
     buf += chunk;
-    let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
+    for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
       if (line.trim()) onLine(JSON.parse(line));

@@ -103,7 +103,8 @@ export class Dispatcher {
     const opCtx: OpContext = {
       services: this.services(),
       get signal(): AbortSignal {
-        return (link ??= self.linkSignal(ctx.signal)).signal; // the adapter's signal is lazy too
+        link ??= self.linkSignal(ctx.signal); // the adapter's signal is lazy too
+        return link.signal;
       },
       transport: ctx.transport ?? "api",
       connection: ctx.connection,

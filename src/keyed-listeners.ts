@@ -4,8 +4,8 @@ export class KeyedListeners<F extends (...args: never[]) => void> {
 
   /** Registers `fn` under `key`; returns its removal. */
   listen(key: string, fn: F): () => void {
-    let set = this.byKey.get(key);
-    if (!set) this.byKey.set(key, (set = new Set()));
+    const set = this.byKey.get(key) ?? new Set();
+    this.byKey.set(key, set);
     set.add(fn);
     return () => {
       set.delete(fn);

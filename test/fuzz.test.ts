@@ -13,7 +13,7 @@ import { startServer, type TestServer } from "./helpers/server.js";
 
 const PER_TRANSPORT = 1500;
 const FRAMES = malformedFrames(PER_TRANSPORT, 20240601);
-const STACK = /\n\s+at |^\s+at .+:\d+:\d+\)?$|    at /m;
+const STACK = /\n\s+at |^\s+at .+:\d+:\d+\)?$| {4}at /m;
 
 let server: TestServer;
 beforeAll(async () => {

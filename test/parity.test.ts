@@ -51,7 +51,10 @@ async function open(name: TransportName, fake: FakeResponses): Promise<Transport
     return {
       call: async (op, args) => strip(await s.request(op, args)),
       events: () => s.frames.filter((f) => f.event),
-      close: async () => (await s.close(), await claw.close()),
+      close: async () => {
+        await s.close();
+        await claw.close();
+      },
     };
   }
   const server: TestServer = await startServer(claw);
@@ -66,7 +69,10 @@ async function open(name: TransportName, fake: FakeResponses): Promise<Transport
   return {
     call: async (op, args) => strip(await c.request(op, args)),
     events: () => c.frames.filter((f) => f.event),
-    close: async () => (await c.close(), await server.close()),
+    close: async () => {
+      await c.close();
+      await server.close();
+    },
   };
 }
 

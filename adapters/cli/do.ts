@@ -54,7 +54,7 @@ export async function doCommand(args: ParsedArgs): Promise<number> {
   } catch {
     body = undefined;
   }
-  if (!body || body.ok !== true) {
+  if (body?.ok !== true) {
     process.stderr.write(`tsclaw: ${envelopeError(res.status, text)}\n`);
     return 1;
   }

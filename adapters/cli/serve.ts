@@ -34,7 +34,7 @@ export async function serve(args: ParsedArgs): Promise<number> {
   }
   const policy = createAccessPolicy({ token, allowedOrigins });
   const claw = createClaw({ ...clawOptionsFromFlags(args), token: policy.token });
-  let http;
+  let http: Awaited<ReturnType<typeof listenHttp>>;
   try {
     http = await listenHttp(claw, { host, port, policy });
   } catch (err) {

@@ -51,7 +51,8 @@ export async function tailCommand(args: ParsedArgs): Promise<number> {
           process.stderr.write(`tsclaw: ${fetchFailure(url, err)}\n`);
           return 1;
         }
-        await new Promise((r) => setTimeout(r, (delay = Math.min(delay * 2, 5000))));
+        delay = Math.min(delay * 2, 5000);
+        await new Promise((r) => setTimeout(r, delay));
         continue;
       }
       if (res.status !== 200) {

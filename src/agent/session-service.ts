@@ -159,8 +159,8 @@ export class SessionService {
 
   /** The session's pending steering and follow-up messages (the arrays themselves). */
   queuesOf(sessionId: string): SessionQueues {
-    let q = this.queues.get(sessionId);
-    if (!q) this.queues.set(sessionId, (q = { steering: [], followUp: [] }));
+    const q = this.queues.get(sessionId) ?? { steering: [], followUp: [] };
+    this.queues.set(sessionId, q);
     return q;
   }
 

@@ -176,8 +176,8 @@ export class BusService {
     // Group by bus, keeping seq order, then hand each listener its bus's slice.
     const byBus = new Map<string, StoredEvent[]>();
     for (const e of stored) {
-      let list = byBus.get(e.bus);
-      if (!list) byBus.set(e.bus, (list = []));
+      const list = byBus.get(e.bus) ?? [];
+      byBus.set(e.bus, list);
       list.push(e);
     }
     for (const [bus, events] of byBus) {

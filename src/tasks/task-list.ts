@@ -20,9 +20,18 @@ function decodeCursor(cursor: string): number {
 export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
   const scope: string[] = [];
   const params: unknown[] = [];
-  if (args.project !== undefined) scope.push("project = ?"), params.push(args.project);
-  if (args.sessionKey !== undefined) scope.push("session_key = ?"), params.push(args.sessionKey);
-  if (args.kind !== undefined) scope.push("kind = ?"), params.push(args.kind);
+  if (args.project !== undefined) {
+    scope.push("project = ?");
+    params.push(args.project);
+  }
+  if (args.sessionKey !== undefined) {
+    scope.push("session_key = ?");
+    params.push(args.sessionKey);
+  }
+  if (args.kind !== undefined) {
+    scope.push("kind = ?");
+    params.push(args.kind);
+  }
 
   const counts: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));
   const countSql = `SELECT status, COUNT(*) AS n FROM tasks ${scope.length ? `WHERE ${scope.join(" AND ")}` : ""} GROUP BY status`;
@@ -41,7 +50,10 @@ export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
     where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
     whereParams.push(...statuses);
   }
-  if (args.cursor !== undefined) where.push("seq < ?"), whereParams.push(decodeCursor(args.cursor));
+  if (args.cursor !== undefined) {
+    where.push("seq < ?");
+    whereParams.push(decodeCursor(args.cursor));
+  }
   const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
   const rows: TaskRecord[] = db
     .prepare<unknown[], Parameters<typeof fromRaw>[0]>(sql)

@@ -121,7 +121,10 @@ export class TaskRunner {
       this.queues.delete(sessionId);
       return;
     }
-    if (this.sessions.isRunning(sessionId)) return this.waitForSession(next);
+    if (this.sessions.isRunning(sessionId)) {
+      this.waitForSession(next);
+      return;
+    }
     queue!.shift();
     this.start(next);
   }
@@ -258,8 +261,14 @@ function settleWithin(p: Promise<unknown>, ms: number): Promise<void> {
     const timer = setTimeout(resolve, ms);
     timer.unref();
     p.then(
-      () => (clearTimeout(timer), resolve()),
-      () => (clearTimeout(timer), resolve()),
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
     );
   });
 }

@@ -96,7 +96,7 @@ export function checkTransition(f: TransitionFacts): void {
       if (f.kind === "work") return;
       if (f.to === "in_progress" && ACTIONABLE.has(f.from) && f.runActive) return;
       reject(f, "run tasks are started by run_task; to resume, call run_task with the same sessionKey");
-    // falls through: reject never returns
+      break;
     case "blocked":
     case "needs_human":
       if (TERMINAL.has(f.from)) reject(f, "the task already ended; reopen it first");

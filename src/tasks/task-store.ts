@@ -235,8 +235,8 @@ export class TaskStore {
     }
     const sets = keys.map((k) => `${COLUMNS[k]} = @${k}`).join(", ");
     const sql = `UPDATE tasks SET ${sets}${sets ? ", " : ""}version = version + 1, updated_at = @now${timelineSet} WHERE id = @id AND version = @version`;
-    let stmt = this.patchStatements.get(sql);
-    if (!stmt) this.patchStatements.set(sql, (stmt = this.db.prepare(sql)));
+    const stmt = this.patchStatements.get(sql) ?? this.db.prepare(sql);
+    this.patchStatements.set(sql, stmt);
     if (stmt.run(values).changes === 0) return undefined;
     queueMicrotask(() => this.onChange(id));
     return this.get(id);

@@ -113,8 +113,14 @@ export class TaskTelemetry {
   list(filter: { taskId?: string; op?: string; limit: number }): TelemetryRecord[] {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (filter.taskId !== undefined) where.push("task_id = ?"), params.push(filter.taskId);
-    if (filter.op !== undefined) where.push("op = ?"), params.push(filter.op);
+    if (filter.taskId !== undefined) {
+      where.push("task_id = ?");
+      params.push(filter.taskId);
+    }
+    if (filter.op !== undefined) {
+      where.push("op = ?");
+      params.push(filter.op);
+    }
     const sql = `SELECT * FROM telemetry ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
     const rows = this.db.prepare<unknown[], RawRecord>(sql).all(...params, filter.limit);
     return rows.map((r) => ({

@@ -103,7 +103,13 @@ export function stdioClient(
       await done;
     },
   );
-  const splitter = new JsonLinesSplitter({ line: (l) => (lines.push(l), onFrame(l)), oversize: () => {} });
+  const splitter = new JsonLinesSplitter({
+    line: (l) => {
+      lines.push(l);
+      onFrame(l);
+    },
+    oversize: () => {},
+  });
   output.on("data", (c: Buffer) => splitter.push(c));
   return Object.assign(client, { input, output, done, lines, end: () => input.end() });
 }

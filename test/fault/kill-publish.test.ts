@@ -55,7 +55,8 @@ test("every acknowledged out survives kill -9 of serve, five times on one file; 
   const db = join(tempDir("tsclaw-fault-"), "claw.db");
   const allAcked = new Map<number, unknown>();
   for (let round = 0; round < ROUNDS; round++) {
-    const server = (running = await startServe(db));
+    const server = await startServe(db);
+    running = server;
     // Kill at a different depth of the load each round.
     const killAfter = 40 + round * 60;
     let acks = 0;
@@ -68,7 +69,8 @@ test("every acknowledged out survives kill -9 of serve, five times on one file; 
     expect(acks).toBeGreaterThanOrEqual(killAfter);
     for (const [seq, payload] of acked) allAcked.set(seq, payload);
 
-    const after = (running = await startServe(db));
+    const after = await startServe(db);
+    running = after;
     const events = await readAll(after, "fault");
     // Contiguous from 1: no gap, no duplicate.
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));

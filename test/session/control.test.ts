@@ -12,7 +12,10 @@ let fake: FakeResponses;
 let claw: Claw;
 
 withFakeClaw(
-  (f, c) => ((fake = f), (claw = c)),
+  (f, c) => {
+    fake = f;
+    claw = c;
+  },
   () => ({ fake, claw }),
 );
 
