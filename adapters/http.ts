@@ -127,12 +127,21 @@ export interface RunningHttp {
   close(): Promise<void>;
 }
 
-/** Starts an HTTP server on `host`:`port` (port 0 picks a free one). */
-export function listenHttp(
-  claw: Claw,
-  options: HttpOptions & { host?: string; port?: number } = {},
-): Promise<RunningHttp> {
-  const server = createServer(createHttpHandler(claw, options));
+/** A server bound to its port that does not answer yet: `serve` binds before it opens the database. */
+export interface BoundHttp {
+  server: Server;
+  /** e.g. http://127.0.0.1:8000 */
+  url: string;
+  port: number;
+  /** Starts answering with `claw`. */
+  attach(claw: Claw, options?: HttpOptions): RunningHttp;
+  /** Releases the port without ever having answered. */
+  close(): Promise<void>;
+}
+
+/** Binds `host`:`port` (port 0 picks a free one); requests are answered once a claw is attached. */
+export function bindHttp(options: { host?: string; port?: number } = {}): Promise<BoundHttp> {
+  const server = createServer();
   server.keepAliveTimeout = 65_000;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -145,25 +154,41 @@ export function listenHttp(
           : options.host.includes(":")
             ? `[${options.host}]`
             : options.host;
+      const url = `http://${host}:${addr.port}`;
       resolve({
         server,
         port: addr.port,
-        url: `http://${host}:${addr.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            // Connections that finish their in-flight request become idle: close those as they
-            // appear, and cut whatever is left after a grace.
-            const sweep = setInterval(() => server.closeIdleConnections(), 50);
-            const cut = setTimeout(() => server.closeAllConnections(), 10_000);
-            server.close(() => {
-              clearInterval(sweep);
-              clearTimeout(cut);
-              done();
-            });
-            closeSseStreams(claw); // endless responses: end them so the server can close
-            server.closeIdleConnections();
-          }),
+        url,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+        attach: (claw, httpOptions = {}) => {
+          server.on("request", createHttpHandler(claw, httpOptions));
+          return { server, port: addr.port, url, close: () => closeHttp(server, claw) };
+        },
       });
     });
   });
+}
+
+function closeHttp(server: Server, claw: Claw): Promise<void> {
+  return new Promise<void>((done) => {
+    // Connections that finish their in-flight request become idle: close those as they
+    // appear, and cut whatever is left after a grace.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const cut = setTimeout(() => server.closeAllConnections(), 10_000);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(cut);
+      done();
+    });
+    closeSseStreams(claw); // endless responses: end them so the server can close
+    server.closeIdleConnections();
+  });
+}
+
+/** Starts an HTTP server on `host`:`port` (port 0 picks a free one). */
+export async function listenHttp(
+  claw: Claw,
+  options: HttpOptions & { host?: string; port?: number } = {},
+): Promise<RunningHttp> {
+  return (await bindHttp(options)).attach(claw, options);
 }

@@ -4,10 +4,11 @@
  * endless line cannot exhaust memory. Used by stdio, `tsclaw tail` and any other JSONL reader.
  */
 import type { Writable } from "node:stream";
+import { DEFAULTS } from "../src/config/defaults.js";
 import { encodeResponse } from "../src/wire.js";
 
 /** Default max line length: 10 MiB, the same as a request body. */
-export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_MAX_LINE_BYTES = DEFAULTS.maxRequestBytes;
 
 /** Callbacks of a {@link JsonLinesSplitter}. */
 export interface JsonLinesHandlers {

@@ -1,6 +1,12 @@
-/** createClaw options, their defaults, and the resolved configuration every service reads. */
+/**
+ * createClaw options and the resolved configuration every service reads. Values come from the
+ * options, else the CLAW_* variables of the config table, else the defaults.
+ */
 import { basename } from "node:path";
 import type { RetentionOptions } from "./bus/bus-service.js";
+import { DEFAULTS } from "./config/defaults.js";
+import { SETTINGS } from "./config/settings.js";
+import { ClawError } from "./errors.js";
 import type { Durability } from "./store/db.js";
 
 /** Limits; each has a default and a clear error when passed. */
@@ -31,13 +37,13 @@ export interface ModelRetryOptions {
 
 /** Options of {@link createClaw}. Every one is optional. */
 export interface ClawOptions {
-  /** SQLite file, or ":memory:". Default: "./claw.db" */
+  /** SQLite file, or ":memory:". Default: CLAW_DB, else "./claw.db" */
   db?: string;
-  /** Default model of new sessions. Default: "openai/gpt-5:online" */
+  /** Default model of new sessions. Default: CLAW_MODEL, else the provider's ("openai/gpt-5:online" on openrouter, "gpt-5" on openai) */
   model?: string;
-  /** Default provider: "openrouter" or "openai". Default: "openrouter" */
+  /** Default provider: "openrouter" or "openai". Default: CLAW_MODEL_PROVIDER, else "openrouter" */
   provider?: string;
-  /** Base URL of a Responses-compatible server. Default: the provider's (OpenRouter: https://openrouter.ai/api/v1) */
+  /** Base URL of a Responses-compatible server. Default: CLAW_BASE_URL, else the provider's (OpenRouter: https://openrouter.ai/api/v1) */
   baseURL?: string;
   /** API key; overrides the provider's variable (OPENROUTER_API_KEY, OPENAI_API_KEY). Default: from env */
   apiKey?: string;
@@ -47,7 +53,7 @@ export interface ClawOptions {
   name?: string;
   /** "normal" (WAL + synchronous=NORMAL: a process crash loses nothing acknowledged) or "full" (power loss too). Default: "normal" */
   durability?: Durability;
-  /** Environment for key lookup and for bash processes to inherit. Default: process.env */
+  /** Environment for CLAW_* settings, key lookup and for bash processes to inherit. Default: process.env */
   env?: NodeJS.ProcessEnv;
   /** URL of this service, given to bash as CLAW_URL (set by `serve`). Default: none */
   url?: string;
@@ -88,37 +94,78 @@ export interface ClawConfig {
   log: (line: string) => void;
 }
 
-/** Default model. */
-export const DEFAULT_MODEL = "openai/gpt-5:online";
 /** Default provider. */
-export const DEFAULT_PROVIDER = "openrouter";
+export const DEFAULT_PROVIDER = DEFAULTS.provider;
+/** Default model of the default provider. */
+export const DEFAULT_MODEL = defaultModelOf(DEFAULT_PROVIDER);
 
-/** Applies defaults. */
-export function resolveConfig(options: ClawOptions = {}): ClawConfig {
+/** The model used for `provider` when none is given (`openai` → "gpt-5"). */
+export function defaultModelOf(provider: string): string {
+  return DEFAULTS.providerModels[provider] ?? DEFAULTS.providerModels[DEFAULTS.provider]!;
+}
+
+/**
+ * createClaw options from the CLAW_* variables of the config table (`CLAW_MODEL`,
+ * `CLAW_MAX_BASH`, …), so a program and `serve` read the same environment. A value that does not
+ * parse throws `invalid_args` naming the variable.
+ */
+export function optionsFromEnv(env: NodeJS.ProcessEnv): ClawOptions {
+  let options: ClawOptions = {};
+  for (const s of SETTINGS) {
+    const raw = s.env ? env[s.env] : undefined;
+    if (!s.option || raw === undefined || raw === "") continue;
+    let value: unknown;
+    try {
+      value = s.parse(raw, s.env!);
+    } catch (err) {
+      throw new ClawError("invalid_args", (err as Error).message, { variable: s.env });
+    }
+    options = mergeOptions(options, s.option(value));
+  }
+  return options;
+}
+
+/** `over` on top of `base`, one level deep for the nested groups (limits, retention, modelRetry). */
+export function mergeOptions(base: ClawOptions, over: ClawOptions): ClawOptions {
+  const merged: ClawOptions = { ...base };
+  for (const [key, value] of Object.entries(over) as [keyof ClawOptions, unknown][]) {
+    if (value === undefined) continue;
+    const prev = base[key];
+    const nested = typeof value === "object" && value !== null && typeof prev === "object" && key !== "env";
+    (merged as Record<string, unknown>)[key] = nested ? { ...prev, ...value } : value;
+  }
+  return merged;
+}
+
+/** Applies the CLAW_* variables of `options.env` (default process.env) under `options`, then the defaults. */
+export function resolveConfig(given: ClawOptions = {}): ClawConfig {
+  const env = given.env ?? process.env;
+  const options = mergeOptions(optionsFromEnv(env), given);
   const limits = options.limits ?? {};
+  const provider = options.provider ?? DEFAULTS.provider;
   return {
-    db: options.db ?? "./claw.db",
-    model: options.model ?? DEFAULT_MODEL,
-    provider: options.provider ?? DEFAULT_PROVIDER,
+    db: options.db ?? DEFAULTS.db,
+    model: options.model ?? defaultModelOf(provider),
+    provider,
     baseURL: options.baseURL,
     apiKey: options.apiKey,
     project: options.project ?? (basename(process.cwd()) || "default"),
-    name: options.name ?? "tsclaw",
-    durability: options.durability ?? "normal",
-    env: options.env ?? process.env,
+    name: options.name ?? DEFAULTS.name,
+    durability: options.durability ?? DEFAULTS.durability,
+    env,
     url: options.url,
     token: options.token,
     limits: {
-      maxPayloadBytes: limits.maxPayloadBytes ?? 1024 * 1024,
-      maxBashProcesses: limits.maxBashProcesses ?? 32,
-      bashOutputBytes: limits.bashOutputBytes ?? 1024 * 1024,
-      bashKillGraceMs: limits.bashKillGraceMs ?? 1000,
-      maxRequestBytes: limits.maxRequestBytes ?? 10 * 1024 * 1024,
-      maxSubscriptions: limits.maxSubscriptions ?? 64,
+      maxPayloadBytes: limits.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes,
+      maxBashProcesses: limits.maxBashProcesses ?? DEFAULTS.maxBashProcesses,
+      bashOutputBytes: limits.bashOutputBytes ?? DEFAULTS.bashOutputBytes,
+      bashKillGraceMs: limits.bashKillGraceMs ?? DEFAULTS.bashKillGraceMs,
+      maxRequestBytes: limits.maxRequestBytes ?? DEFAULTS.maxRequestBytes,
+      maxSubscriptions: limits.maxSubscriptions ?? DEFAULTS.maxSubscriptions,
     },
     retention: options.retention ?? {},
-    maxTurns: options.maxTurns ?? 100,
-    modelRetry: { maxRetries: 4, baseDelayMs: 1000, maxDelayMs: 30_000, ...options.modelRetry },
+    maxTurns: options.maxTurns ?? DEFAULTS.maxTurns,
+    modelRetry: { ...DEFAULTS.modelRetry, ...options.modelRetry },
     validateOutputs: options.validateOutputs ?? false,
     log: options.log ?? ((line) => process.stderr.write(line.endsWith("\n") ? line : `${line}\n`)),
   };

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { ClawError, toClawError } from "./errors.js";
 import type { AnyOpDef, Connection, OpContext, Transport } from "./registry.js";
 import type { Services } from "./services.js";
+import { closest } from "./suggest.js";
 import { errorResponse, idOf, okResponse, parseRequest, type Response } from "./wire.js";
 
 /** Per-call context an adapter supplies. */
@@ -85,15 +86,22 @@ export class Dispatcher {
     };
   }
 
+  /** `unknown_op` naming the closest operations in `details.suggestions`. */
+  private unknownOp(name: string): ClawError {
+    const suggestions = closest(name, this.byName.keys());
+    const meant = suggestions.length > 0 ? ` (did you mean ${suggestions.join(", ")}?)` : "";
+    return new ClawError("unknown_op", `unknown operation "${name}"${meant}; the op "ops" (or GET /doc) lists them`, {
+      op: name,
+      suggestions,
+    });
+  }
+
   /** Runs an operation by name and returns its result; throws ClawError. */
   async call(name: string, args: unknown, ctx: CallContext = {}): Promise<unknown> {
     if (this.closing)
       throw new ClawError("shutting_down", "the server is shutting down; retry against the new process");
     const op = this.byName.get(name);
-    if (!op)
-      throw new ClawError("unknown_op", `unknown operation "${name}"; the op "ops" (or GET /doc) lists them`, {
-        op: name,
-      });
+    if (!op) throw this.unknownOp(name);
     const parsed = op.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArgs(op.name, parsed.error);
     const self = this;

@@ -1,8 +1,13 @@
 /** `tsclaw do <op> [json]`: calls one operation on a running server and prints its result. */
 import { readFileSync } from "node:fs";
-import type { ParsedArgs } from "./args.js";
-import { envelopeError, fetchFailure, REMOTE_FLAGS_HELP, remoteOf } from "./remote.js";
+import type { CommandLine, PositionalSpec } from "./flags.js";
+import { flagsHelp } from "./help.js";
+import { envelopeError, fetchFailure, remoteOf } from "./remote.js";
 
+/** Arguments of `tsclaw do`. */
+export const DO_POSITIONALS: readonly PositionalSpec[] = [{ name: "op", required: true }, { name: "json" }];
+
+/** Help of `tsclaw do`. */
 export const DO_HELP = `Usage: tsclaw do <op> [json] [flags]
 
 POSTs {"op": <op>, "args": <json>} to the server's /do and prints the result as JSON on stdout.
@@ -15,16 +20,11 @@ Examples:
   echo '{"script": "uptime"}' | tsclaw do bash -
 
 Flags:
-${REMOTE_FLAGS_HELP}  --pretty               indent the result (default when stdout is a terminal)
-`;
+${flagsHelp("do")}`;
 
 /** Runs `do`; resolves with the exit code. */
-export async function doCommand(args: ParsedArgs): Promise<number> {
-  const [op, json, ...rest] = args.positionals;
-  if (!op || rest.length > 0) {
-    process.stderr.write(`tsclaw do: expected <op> [json]; run tsclaw do --help\n`);
-    return 2;
-  }
+export async function doCommand(cl: CommandLine): Promise<number> {
+  const [op, json] = cl.positionals as [string, string | undefined];
   let opArgs: unknown;
   if (json !== undefined) {
     const text = json === "-" ? readFileSync(0, "utf8") : json;
@@ -35,7 +35,7 @@ export async function doCommand(args: ParsedArgs): Promise<number> {
       return 2;
     }
   }
-  const { url, headers } = remoteOf(args);
+  const { url, headers } = remoteOf(cl);
   let res: Response;
   try {
     res = await fetch(`${url}/do`, {
@@ -58,7 +58,7 @@ export async function doCommand(args: ParsedArgs): Promise<number> {
     process.stderr.write(`tsclaw: ${envelopeError(res.status, text)}\n`);
     return 1;
   }
-  const pretty = args.flags.has("pretty") || process.stdout.isTTY;
+  const pretty = cl.get<boolean>("pretty") || process.stdout.isTTY;
   process.stdout.write(`${JSON.stringify(body.result, null, pretty ? 2 : undefined)}\n`);
   return 0;
 }

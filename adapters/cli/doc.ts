@@ -1,19 +1,21 @@
 /** `tsclaw doc`: prints the Markdown guide (the same text as GET /doc), no server or database needed. */
+import { DEFAULTS } from "../../src/config/defaults.js";
 import { renderGuide } from "../../src/doc/markdown.js";
 import { OPS } from "../../src/ops/index.js";
-import { flagOrEnv, type ParsedArgs } from "./args.js";
-import { DEFAULT_URL } from "./remote.js";
+import type { CommandLine } from "./flags.js";
+import { flagsHelp } from "./help.js";
 
-export const DOC_HELP = `Usage: tsclaw doc [--url URL]
+/** Help of `tsclaw doc`. */
+export const DOC_HELP = `Usage: tsclaw doc [flags]
 
 Prints the user's guide as Markdown: the envelope, error codes, every operation with its
 arguments, result, errors and a curl example, and the bus, bash, session and task contracts.
---url (or CLAW_URL) is the server address used in the examples (default ${DEFAULT_URL}).
-`;
+
+Flags:
+${flagsHelp("doc")}`;
 
 /** Prints the guide. */
-export async function docCommand(args: ParsedArgs): Promise<number> {
-  const url = (flagOrEnv(args, "url") ?? DEFAULT_URL).replace(/\/+$/, "");
-  process.stdout.write(renderGuide(OPS, url));
+export async function docCommand(cl: CommandLine): Promise<number> {
+  process.stdout.write(renderGuide(OPS, cl.get<string>("url") ?? DEFAULTS.url));
   return 0;
 }

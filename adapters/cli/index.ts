@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-/** The tsclaw command line: serve, stdio, do, tail, doc. */
+/** The tsclaw command line: serve, stdio, do, tail, doc, version. */
+import type { Command } from "../../src/config/settings.js";
+import { closest } from "../../src/suggest.js";
 import { VERSION } from "../../src/version.js";
-import { parseArgs } from "./args.js";
-import { DO_HELP, doCommand } from "./do.js";
+import { DO_HELP, DO_POSITIONALS, doCommand } from "./do.js";
 import { DOC_HELP, docCommand } from "./doc.js";
+import { type CommandLine, type PositionalSpec, parseCommandLine, UsageError } from "./flags.js";
 import { SERVE_HELP, serve } from "./serve.js";
 import { STDIO_HELP, stdioCommand } from "./stdio.js";
-import { TAIL_HELP, tailCommand } from "./tail.js";
+import { TAIL_HELP, TAIL_POSITIONALS, tailCommand } from "./tail.js";
 
 const HELP = `tsclaw ${VERSION}: LLM agents whose only tool is bash, with durable tasks, sessions and an event bus in one SQLite file.
 
@@ -18,45 +20,62 @@ Commands:
   do <op> [json] [--url U]   call one operation on a running server
   tail [bus] [--after N]     print a bus's events as JSON lines (follows; --url)
   doc                        print the Markdown guide
+  version                    print the version (also -v, --version)
 
-Run tsclaw <command> --help for its flags. --version prints the version.
+Run tsclaw <command> --help for its flags.
 `;
 
-const COMMANDS: Record<string, { help: string; run: (args: ReturnType<typeof parseArgs>) => Promise<number> }> = {
+interface CommandEntry {
+  help: string;
+  positionals?: readonly PositionalSpec[];
+  run: (cl: CommandLine) => Promise<number>;
+}
+
+const COMMANDS: Partial<Record<Command, CommandEntry>> = {
   serve: { help: SERVE_HELP, run: serve },
   stdio: { help: STDIO_HELP, run: stdioCommand },
-  do: { help: DO_HELP, run: doCommand },
-  tail: { help: TAIL_HELP, run: tailCommand },
+  do: { help: DO_HELP, positionals: DO_POSITIONALS, run: doCommand },
+  tail: { help: TAIL_HELP, positionals: TAIL_POSITIONALS, run: tailCommand },
   doc: { help: DOC_HELP, run: docCommand },
 };
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ["help", "version", "pretty"]);
-  if (args.flags.has("version")) {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    process.stderr.write(HELP);
+    return 2;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}" (version takes no arguments)`);
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const name = args.positionals.shift();
-  if (!name) {
-    process.stdout.write(HELP);
-    return args.flags.has("help") ? 0 : 2;
-  }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name as Command] : undefined;
   if (!command) {
-    process.stderr.write(`tsclaw: unknown command "${name}"; run tsclaw --help\n`);
-    return 2;
+    const meant = closest(name.replace(/^-+/, ""), [...Object.keys(COMMANDS), "version", "help"], 1);
+    const what = name.startsWith("-") ? "flag" : "command";
+    const hint = meant.length > 0 ? ` (did you mean ${meant[0]}?)` : "";
+    throw new UsageError(`unknown ${what} "${name}"${hint}; run tsclaw --help`);
   }
-  if (args.flags.has("help")) {
+  const cl = parseCommandLine(name as Command, rest, command.positionals);
+  if (cl.help) {
     process.stdout.write(command.help);
     return 0;
   }
-  return command.run(args);
+  return command.run(cl);
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: Error) => {
-    process.stderr.write(`tsclaw: ${err.message}\n`);
-    process.exit(1);
+    const usage = err instanceof UsageError;
+    const cmd = process.argv[2] ?? "";
+    const prefix = usage && Object.hasOwn(COMMANDS, cmd) ? `tsclaw ${cmd}` : "tsclaw";
+    process.stderr.write(`${prefix}: ${err.message}\n`);
+    process.exit(usage ? 2 : 1);
   },
 );

@@ -2,51 +2,49 @@
 
 import { providerKeyStatus } from "../../src/agent/provider.js";
 import { createClaw } from "../../src/claw.js";
-import { listenHttp } from "../http.js";
+import type { listenAddress } from "../../src/config/parsers.js";
+import { bindHttp } from "../http.js";
 import { createAccessPolicy } from "../security.js";
 import { attachWebSocket } from "../ws-server.js";
-import { flagOrEnv, type ParsedArgs, parseListen } from "./args.js";
-import { CLAW_FLAGS_HELP, clawOptionsFromFlags } from "./claw-flags.js";
+import type { CommandLine } from "./flags.js";
+import { flagsHelp } from "./help.js";
 
+/** Help of `tsclaw serve`. */
 export const SERVE_HELP = `Usage: tsclaw serve [flags]
 
 Serves POST /do, GET /doc, GET /health, GET /bus/<name>/events (SSE) and /ws (WebSocket).
+SIGINT/SIGTERM shut it down cleanly (in-flight calls answered, runs marked interrupted).
 
-Flags (each also from an environment variable):
-  --listen ADDR          [host]:port; ":8000" binds all interfaces      CLAW_LISTEN   (default :8000)
-  --token T              require this bearer token from every peer     CLAW_TOKEN    (default: generated; loopback free)
-  --allow-origin LIST    comma-separated Origins allowed besides same-origin, e.g. http://localhost:5173   CLAW_ALLOW_ORIGIN
-${CLAW_FLAGS_HELP}`;
+Flags (each also from its environment variable):
+${flagsHelp("serve")}`;
 
 /** Runs the server until SIGINT/SIGTERM; resolves with the exit code. */
-export async function serve(args: ParsedArgs): Promise<number> {
-  const { host, port } = parseListen(flagOrEnv(args, "listen") ?? ":8000");
-  const token = flagOrEnv(args, "token");
-  const allowedOrigins = (flagOrEnv(args, "allow-origin") ?? "")
-    .split(",")
-    .map((o) => o.trim())
-    .filter(Boolean);
-  for (const o of allowedOrigins) {
-    if (!/^https?:\/\/[^/]+$/.test(o))
-      throw new Error(
-        `--allow-origin "${o}" is not an origin like http://localhost:5173 (scheme://host[:port], no path)`,
-      );
-  }
+export async function serve(cl: CommandLine): Promise<number> {
+  const listen = cl.get<ReturnType<typeof listenAddress>>("listen") ?? { host: undefined, port: 8000 };
+  const token = cl.get<string>("token");
+  const allowedOrigins = cl.get<string[]>("allow-origin") ?? [];
+  const clawOptions = cl.clawOptions();
   const policy = createAccessPolicy({ token, allowedOrigins });
-  const claw = createClaw({ ...clawOptionsFromFlags(args), token: policy.token });
-  let http: Awaited<ReturnType<typeof listenHttp>>;
+  // The port first: a serve that cannot listen must not have created its database.
+  let bound: Awaited<ReturnType<typeof bindHttp>>;
   try {
-    http = await listenHttp(claw, { host, port, policy });
+    bound = await bindHttp(listen);
   } catch (err) {
-    await claw.close();
-    throw new Error(`cannot listen on ${host ?? "*"}:${port}: ${(err as Error).message}`);
+    throw new Error(`cannot listen on ${listen.host ?? "*"}:${listen.port}: ${(err as Error).message}`);
   }
+  let claw: ReturnType<typeof createClaw>;
+  try {
+    claw = createClaw({ ...clawOptions, url: bound.url, token: policy.token });
+  } catch (err) {
+    await bound.close();
+    throw err;
+  }
+  const http = bound.attach(claw, { policy });
   const ws = attachWebSocket(claw, http.server, { policy });
-  // Bash started by agents finds its way back here.
-  (claw.config as { url?: string }).url = http.url;
   const c = claw.config;
   const log = (s: string) => process.stderr.write(`${s}\n`);
-  log(`tsclaw ${claw.identity.version} listening on ${http.url} (bound to ${host ?? "all interfaces"}:${http.port})`);
+  const where = `${listen.host ?? "all interfaces"}:${http.port}`;
+  log(`tsclaw ${claw.identity.version} listening on ${http.url} (bound to ${where})`);
   log(`  db:       ${c.db === ":memory:" ? c.db : claw.services.db.name}`);
   log(`  model:    ${c.model} via ${c.provider}${c.baseURL ? ` at ${c.baseURL}` : ""}`);
   log(`  key:      ${providerKeyStatus(c)}`);

@@ -1,9 +1,14 @@
 /** `tsclaw tail [bus]`: follows a bus over Server-Sent Events and prints one JSON line per event. */
 import { busNameSchema, DEFAULT_BUS } from "../../src/bus/bus-name.js";
 import { readJsonLines } from "../jsonl.js";
-import type { ParsedArgs } from "./args.js";
-import { envelopeError, fetchFailure, REMOTE_FLAGS_HELP, remoteOf } from "./remote.js";
+import type { CommandLine, PositionalSpec } from "./flags.js";
+import { flagsHelp } from "./help.js";
+import { envelopeError, fetchFailure, remoteOf } from "./remote.js";
 
+/** Arguments of `tsclaw tail`. */
+export const TAIL_POSITIONALS: readonly PositionalSpec[] = [{ name: "bus" }];
+
+/** Help of `tsclaw tail`. */
 export const TAIL_HELP = `Usage: tsclaw tail [bus] [flags]
 
 Prints the events of a bus (default "thebus") as JSON lines {"bus","seq","ts","payload"} and
@@ -11,26 +16,18 @@ keeps following it. A dropped connection is resumed from the last seq printed, s
 lost or repeated. Without --after only new events are printed.
 
 Flags:
-  --after N              start after seq N (0: the whole retained history)
-  --count N              exit 0 after printing N events
-${REMOTE_FLAGS_HELP}`;
-
-function nonNegative(name: string, value: string | true | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (value === true || !/^\d+$/.test(value)) throw new Error(`--${name} takes a non-negative integer`);
-  return Number(value);
-}
+${flagsHelp("tail")}`;
 
 /** Runs `tail`; resolves with the exit code (0 on SIGINT or after --count events). */
-export async function tailCommand(args: ParsedArgs): Promise<number> {
-  const bus = args.positionals[0] ?? DEFAULT_BUS;
+export async function tailCommand(cl: CommandLine): Promise<number> {
+  const bus = cl.positionals[0] ?? DEFAULT_BUS;
   if (!busNameSchema.safeParse(bus).success) {
     process.stderr.write(`tsclaw tail: "${bus}" is not a bus name (1-200 characters of A-Z a-z 0-9 . _ : -)\n`);
     return 2;
   }
-  let after = nonNegative("after", args.flags.get("after"));
-  const count = nonNegative("count", args.flags.get("count"));
-  const { url, headers } = remoteOf(args);
+  let after = cl.get<number>("after");
+  const count = cl.get<number>("count");
+  const { url, headers } = remoteOf(cl);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);

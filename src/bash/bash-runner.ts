@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import type { BusService } from "../bus/bus-service.js";
+import { DEFAULTS } from "../config/defaults.js";
 import { ClawError, toClawError } from "../errors.js";
 import { buildBashEnv } from "./env.js";
 import { LineSplitter } from "./line-splitter.js";
@@ -79,10 +80,10 @@ export class BashRunner {
     private readonly bus: BusService,
     private readonly options: BashRunnerOptions = {},
   ) {
-    this.maxConcurrent = options.maxConcurrent ?? 32;
-    this.outputCap = options.outputCapBytes ?? 1024 * 1024;
-    this.killGraceMs = options.killGraceMs ?? 1000;
-    this.defaultBus = options.defaultBus ?? "thebus";
+    this.maxConcurrent = options.maxConcurrent ?? DEFAULTS.maxBashProcesses;
+    this.outputCap = options.outputCapBytes ?? DEFAULTS.bashOutputBytes;
+    this.killGraceMs = options.killGraceMs ?? DEFAULTS.bashKillGraceMs;
+    this.defaultBus = options.defaultBus ?? DEFAULTS.bus;
   }
 
   /** Number of bash processes running now. */

@@ -1,8 +1,10 @@
 /** Bus names and the default bus. */
+
 import { z } from "zod";
+import { DEFAULTS } from "../config/defaults.js";
 
 /** The bus used when none is named. */
-export const DEFAULT_BUS = "thebus";
+export const DEFAULT_BUS = DEFAULTS.bus;
 
 /** 1–200 characters of `[A-Za-z0-9._:-]`. */
 export const busNameSchema = z

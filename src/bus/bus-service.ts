@@ -2,6 +2,7 @@
  * The event bus: group commit of concurrent `out` calls, in-order fan-out after commit, long-poll
  * reads, subscriptions with a seamless backlog→live hand-over, and retention.
  */
+import { DEFAULTS } from "../config/defaults.js";
 import { ClawError } from "../errors.js";
 import { KeyedListeners } from "../keyed-listeners.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
@@ -68,7 +69,7 @@ export class BusService {
     readonly store: EventStore,
     options: BusOptions = {},
   ) {
-    this.maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
+    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
     this.retention = options.retention ?? {};
     const maxAge = this.retention.maxAgeMs;
     if (maxAge !== undefined && maxAge > 0) {

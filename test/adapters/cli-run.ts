@@ -42,10 +42,11 @@ export async function cliCommand(): Promise<string[]> {
 export async function spawnCli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  cwd = ROOT,
 ): Promise<ChildProcess & { out: () => string; err: () => string; exited: Promise<number | null> }> {
   const cli = await cliCommand();
   const child = spawn(cli[0]!, [...cli.slice(1), ...args], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, CLAW_URL: "", CLAW_TOKEN: "", ...env },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -60,9 +61,9 @@ export async function spawnCli(
 /** Runs the CLI to completion with `input` on stdin. */
 export async function runCli(
   args: string[],
-  options: { input?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = await spawnCli(args, options.env);
+  const child = await spawnCli(args, options.env, options.cwd);
   child.stdin!.end(options.input ?? "");
   const code = await child.exited;
   return { code, stdout: child.out(), stderr: child.err() };

@@ -1,0 +1,73 @@
+/** Parsers of setting values given as text (a flag or an environment variable); each throws a message naming the setting. */
+import { parseGoDuration } from "../bash/duration.js";
+
+/** A value that cannot be used; `message` names the flag or variable it came from. */
+export class SettingError extends Error {
+  override name = "SettingError";
+}
+
+/** Parses one setting's text; `label` is how the user gave it ("--max-bash" or "CLAW_MAX_BASH"). */
+export type Parser<T> = (text: string, label: string) => T;
+
+/** Any non-empty text. */
+export const text: Parser<string> = (value, label) => {
+  if (value.trim() === "") throw new SettingError(`${label} must not be empty`);
+  return value;
+};
+
+/** A positive safe integer. */
+export const positiveInt: Parser<number> = (value, label) => {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n <= 0)
+    throw new SettingError(`${label} must be a positive integer, not "${value}"`);
+  return n;
+};
+
+/** A non-negative safe integer. */
+export const nonNegativeInt: Parser<number> = (value, label) => {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new SettingError(`${label} must be a non-negative integer, not "${value}"`);
+  return Number(value);
+};
+
+/** A positive Go duration ("72h", "30m", "1.5s"), in milliseconds. */
+export const duration: Parser<number> = (value, label) => {
+  const ms = parseGoDuration(value);
+  if (ms === undefined || ms <= 0)
+    throw new SettingError(`${label} must be a Go duration such as "72h" or "30m", not "${value}"`);
+  return ms;
+};
+
+/** One of a fixed set of words. */
+export function oneOf<const T extends string>(choices: readonly T[]): Parser<T> {
+  return (value, label) => {
+    if (!(choices as readonly string[]).includes(value))
+      throw new SettingError(`${label} must be ${choices.join(" or ")}, not "${value}"`);
+    return value as T;
+  };
+}
+
+/** An http(s) URL without a trailing slash. */
+export const httpUrl: Parser<string> = (value, label) => {
+  if (!/^https?:\/\/[^\s]+$/.test(value))
+    throw new SettingError(`${label} must start with http:// or https://, not "${value}"`);
+  return value.replace(/\/+$/, "");
+};
+
+/** A browser Origin: scheme://host[:port], no path. */
+export const origin: Parser<string> = (value, label) => {
+  if (!/^https?:\/\/[^/]+$/.test(value))
+    throw new SettingError(
+      `${label} "${value}" is not an origin like http://localhost:5173 (scheme://host[:port], no path)`,
+    );
+  return value;
+};
+
+/** A Go-style listen address: ":8000" → all interfaces, "127.0.0.1:9000", "[::1]:0", "8000". */
+export const listenAddress: Parser<{ host?: string; port: number }> = (value, label) => {
+  const m = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d+)$/.exec(value.trim());
+  if (!m) throw new SettingError(`${label} "${value}" is not [host]:port (e.g. :8000, 127.0.0.1:8000)`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new SettingError(`${label} "${value}": port ${port} is out of range`);
+  return { host: m[1] ?? (m[2] || undefined), port };
+};

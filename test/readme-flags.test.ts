@@ -1,0 +1,31 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { flagsHelp } from "../adapters/cli/help.js";
+import { SETTINGS } from "../src/config/settings.js";
+import { withFlagTable } from "../scripts/readme-flags.js";
+
+describe("one config table", () => {
+  it("the README's flag table is the generated one (npm run readme:flags rewrites it)", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    expect(withFlagTable(readme)).toBe(readme);
+  });
+
+  it("every flag appears in the help of each command that takes it, with its variable", () => {
+    for (const s of SETTINGS) {
+      for (const command of s.commands) {
+        const help = flagsHelp(command);
+        expect(help).toContain(`--${s.flag}`);
+        if (s.env) expect(help).toContain(s.env);
+      }
+    }
+  });
+
+  it("flag names are unique per command and every variable is CLAW_<FLAG>", () => {
+    const commands = new Set(SETTINGS.flatMap((s) => s.commands));
+    for (const command of commands) {
+      const flags = SETTINGS.filter((s) => s.commands.includes(command)).map((s) => s.flag);
+      expect(new Set(flags).size).toBe(flags.length);
+    }
+    for (const s of SETTINGS) if (s.env) expect(s.env).toBe(`CLAW_${s.flag.toUpperCase().replace(/-/g, "_")}`);
+  });
+});
