@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { flagsHelp } from "../adapters/cli/help.js";
-import { SETTINGS } from "../src/config/settings.js";
 import { withFlagTable } from "../scripts/readme-flags.js";
+import { SETTINGS } from "../src/config/settings.js";
 
 describe("one config table", () => {
   it("the README's flag table is the generated one (npm run readme:flags rewrites it)", () => {
