@@ -36,6 +36,8 @@ export function createClaw(options: ClawOptions = {}) {
     maxConcurrent: config.limits.maxBashProcesses,
     outputCapBytes: config.limits.bashOutputBytes,
     killGraceMs: config.limits.bashKillGraceMs,
+    maxPayloadBytes: config.limits.maxPayloadBytes,
+    maxEventsPerCall: config.limits.maxEventsPerCall,
     baseEnv: config.env,
   });
   const sessions = new SessionService({ config, db, bus, bash });

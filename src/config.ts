@@ -17,8 +17,10 @@ export interface ClawLimits {
   maxBashProcesses?: number;
   /** Captured bytes of stdout and of stderr per bash run (the tail is kept). Default: 1 MiB. */
   bashOutputBytes?: number;
-  /** Milliseconds between SIGTERM and SIGKILL when bash is killed. Default: 1000. */
+  /** Milliseconds between SIGTERM and SIGKILL when bash is killed (0–5000). Default: 1000. */
   bashKillGraceMs?: number;
+  /** Max line events one bash call publishes (later lines: `eventsDropped`). Default: 100 000. */
+  maxEventsPerCall?: number;
   /** Max request body / WebSocket message / stdio line, in bytes. Default: 10 MiB. */
   maxRequestBytes?: number;
   /** Max subscriptions per WebSocket or stdio connection. Default: 64. */
@@ -160,6 +162,7 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
       maxBashProcesses: limits.maxBashProcesses ?? DEFAULTS.maxBashProcesses,
       bashOutputBytes: limits.bashOutputBytes ?? DEFAULTS.bashOutputBytes,
       bashKillGraceMs: limits.bashKillGraceMs ?? DEFAULTS.bashKillGraceMs,
+      maxEventsPerCall: limits.maxEventsPerCall ?? DEFAULTS.maxEventsPerCall,
       maxRequestBytes: limits.maxRequestBytes ?? DEFAULTS.maxRequestBytes,
       maxSubscriptions: limits.maxSubscriptions ?? DEFAULTS.maxSubscriptions,
     },

@@ -6,7 +6,7 @@
 import type { FunctionTool } from "openai/resources/responses/responses";
 import { z } from "zod";
 import type { BashRunner } from "../bash/bash-runner.js";
-import { bashArgsSchema, bashTimeoutMs } from "../bash/bash-schema.js";
+import { bashArgsSchema, toBashRequest } from "../bash/bash-schema.js";
 import { ClawError, toClawError } from "../errors.js";
 
 /** Name of the tool as the model sees it. */
@@ -62,9 +62,9 @@ export async function runBashTool(
       checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
     );
   }
-  const { timeout, ...rest } = checked.data;
   try {
-    const result = await bash.run({ ...rest, timeoutMs: bashTimeoutMs(timeout) }, opts);
+    // The runner checks templates against the payload limit before the script starts.
+    const result = await bash.run(toBashRequest(checked.data), opts);
     return { result, isError: false };
   } catch (err) {
     if (opts.signal.aborted) throw new ClawError("cancelled", "the run was aborted while bash was running");

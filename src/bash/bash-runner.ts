@@ -7,40 +7,11 @@ import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import type { BusService } from "../bus/bus-service.js";
 import { DEFAULTS } from "../config/defaults.js";
-import { ClawError, toClawError } from "../errors.js";
+import { ClawError } from "../errors.js";
+import type { BashRequest, BashResult } from "./bash-schema.js";
 import { buildBashEnv } from "./env.js";
-import { LineSplitter } from "./line-splitter.js";
+import { LineEventBudget, lineEventSink, type PreparedEvents, Publisher, prepareEvents } from "./line-events.js";
 import { TailBuffer } from "./tail-buffer.js";
-import { compileTemplate } from "./template.js";
-
-/** Where and how one kind of bash event is published. */
-export interface EventSpec {
-  template: unknown;
-  bus?: string;
-}
-
-/** A bash request after validation (timeout already in milliseconds). */
-export interface BashRequest {
-  script: string;
-  timeoutMs: number;
-  cwd?: string;
-  env?: Record<string, string>;
-  stdin?: string;
-  stdoutLineEvent?: EventSpec;
-  stderrLineEvent?: EventSpec;
-  exitEvent?: EventSpec;
-  timeoutEvent?: EventSpec;
-}
-
-/** The result of a bash run. */
-export interface BashResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
-  timeout: boolean;
-  /** Present and true when stdout or stderr was cut to its tail. */
-  truncated?: boolean;
-}
 
 /** Limits of the bash runner. */
 export interface BashRunnerOptions {
@@ -56,6 +27,10 @@ export interface BashRunnerOptions {
   scrubVars?: readonly string[];
   /** Bus used when an event spec names none. Default: "thebus". */
   defaultBus?: string;
+  /** Max bytes of one event's JSON (the bus payload limit). Default: 1 MiB. */
+  maxPayloadBytes?: number;
+  /** Max line events one call publishes; later lines are counted in `eventsDropped`. Default: 100 000. */
+  maxEventsPerCall?: number;
 }
 
 const SIGNALS: Record<string, number> = {
@@ -75,6 +50,8 @@ export class BashRunner {
   private readonly outputCap: number;
   private readonly killGraceMs: number;
   private readonly defaultBus: string;
+  private readonly maxPayloadBytes: number;
+  private readonly maxEventsPerCall: number;
 
   constructor(
     private readonly bus: BusService,
@@ -84,6 +61,8 @@ export class BashRunner {
     this.outputCap = options.outputCapBytes ?? DEFAULTS.bashOutputBytes;
     this.killGraceMs = options.killGraceMs ?? DEFAULTS.bashKillGraceMs;
     this.defaultBus = options.defaultBus ?? DEFAULTS.bus;
+    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
+    this.maxEventsPerCall = options.maxEventsPerCall ?? DEFAULTS.maxEventsPerCall;
   }
 
   /** Number of bash processes running now. */
@@ -105,9 +84,10 @@ export class BashRunner {
       );
     }
     if (req.cwd !== undefined) checkCwd(req.cwd);
+    const events = prepareEvents(req, this.maxPayloadBytes, this.defaultBus);
     this.active++;
     try {
-      return await this.spawnAndWait(req, opts);
+      return await this.spawnAndWait(req, events, opts);
     } finally {
       this.active--;
     }
@@ -115,6 +95,7 @@ export class BashRunner {
 
   private spawnAndWait(
     req: BashRequest,
+    events: PreparedEvents,
     opts: { signal?: AbortSignal; contextEnv?: Record<string, string | undefined> },
   ): Promise<BashResult> {
     const env = buildBashEnv(
@@ -132,15 +113,10 @@ export class BashRunner {
     const stdout = new TailBuffer(this.outputCap);
     const stderr = new TailBuffer(this.outputCap);
     const publisher = new Publisher(this.bus);
-
-    const lineSink = (spec: EventSpec | undefined): LineSplitter | undefined => {
-      if (!spec) return undefined;
-      const encode = compileTemplate(spec.template);
-      const bus = spec.bus ?? this.defaultBus;
-      return new LineSplitter((line) => publisher.publish(bus, encode(line)));
-    };
-    const outLines = lineSink(req.stdoutLineEvent);
-    const errLines = lineSink(req.stderrLineEvent);
+    const budget = new LineEventBudget(this.maxEventsPerCall);
+    const limit = this.maxPayloadBytes;
+    const outLines = events.stdoutLine && lineEventSink(events.stdoutLine, limit, budget, publisher);
+    const errLines = events.stderrLine && lineEventSink(events.stderrLine, limit, budget, publisher);
     child.stdout.on("data", (c: Buffer) => {
       stdout.push(c);
       outLines?.push(c);
@@ -185,13 +161,8 @@ export class BashRunner {
         outLines?.end();
         errLines?.end();
         const exitCode = code ?? 128 + (SIGNALS[signal ?? ""] ?? 0);
-        if (req.exitEvent)
-          publisher.publish(req.exitEvent.bus ?? this.defaultBus, compileTemplate(req.exitEvent.template)(exitCode));
-        if (req.timeoutEvent)
-          publisher.publish(
-            req.timeoutEvent.bus ?? this.defaultBus,
-            compileTemplate(req.timeoutEvent.template)(timedOut),
-          );
+        if (events.exit) publisher.publish(events.exit.bus, events.exit.template.render(exitCode));
+        if (events.timeout) publisher.publish(events.timeout.bus, events.timeout.template.render(timedOut));
         const result: BashResult = {
           stdout: stdout.toString(),
           stderr: stderr.toString(),
@@ -199,6 +170,8 @@ export class BashRunner {
           timeout: timedOut,
         };
         if (stdout.truncated || stderr.truncated) result.truncated = true;
+        if (budget.linesCut > 0) result.linesCut = budget.linesCut;
+        if (budget.eventsDropped > 0) result.eventsDropped = budget.eventsDropped;
         publisher.settled().then(
           () =>
             aborted
@@ -210,34 +183,6 @@ export class BashRunner {
         );
       });
     });
-  }
-}
-
-/** Publishes events in order and reports the first failure once all are settled. */
-class Publisher {
-  private failure: unknown;
-  // One callback for every event: a promise per line cost more than the line's insert.
-  private readonly onError = (err: unknown) => {
-    this.failure ??= err;
-  };
-
-  constructor(private readonly bus: BusService) {}
-
-  publish(bus: string, payloadJson: string): void {
-    this.bus.enqueueJson(bus, payloadJson, this.onError);
-  }
-
-  /** Resolves when every published event is committed; rejects if any failed. */
-  async settled(): Promise<void> {
-    await this.bus.committed();
-    if (this.failure !== undefined) {
-      const cause = toClawError(this.failure);
-      throw new ClawError(
-        cause.code,
-        `bash finished but its events could not all be committed: ${cause.message}`,
-        cause.details,
-      );
-    }
   }
 }
 

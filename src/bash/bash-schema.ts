@@ -1,6 +1,7 @@
 /**
  * The zod schema of bash arguments and result. The `bash` operation and the agent's bash tool
- * (its JSON Schema for the model) are both generated from it.
+ * (its JSON Schema for the model) are both generated from it, and the runner's types are
+ * inferred from it.
  */
 import { z } from "zod";
 import { busNameSchema } from "../bus/bus-name.js";
@@ -12,7 +13,7 @@ export const eventSpecSchema = z
     template: z
       .unknown()
       .describe(
-        'Any JSON value; every string equal to "{payload}" becomes the value itself, "{payload}" inside a longer string becomes its text',
+        'Any JSON value; every string equal to "{payload}" becomes the value itself, "{payload}" inside a longer string becomes its text. Its event must fit the payload limit (long lines are cut to fit)',
       ),
     bus: busNameSchema.optional().describe('Bus to publish to. Default: "thebus"'),
   })
@@ -50,7 +51,26 @@ export const bashResultSchema = z.object({
   exitCode: z.number().int().describe("Exit code; 128+N when killed by signal N"),
   timeout: z.boolean().describe("True when the run was killed at its timeout"),
   truncated: z.boolean().optional().describe("True when stdout or stderr was cut to its tail"),
+  linesCut: z
+    .number()
+    .int()
+    .optional()
+    .describe("Lines whose event was cut to fit the payload limit (absent when none)"),
+  eventsDropped: z
+    .number()
+    .int()
+    .optional()
+    .describe("Lines not published because the call reached its line-event cap (absent when none)"),
 });
+
+/** `{template, bus?}` of one kind of bash event. */
+export type EventSpec = z.infer<typeof eventSpecSchema>;
+/** Validated bash arguments. */
+export type BashArgs = z.infer<typeof bashArgsSchema>;
+/** A bash request as the runner takes it: the arguments with the timeout in milliseconds. */
+export type BashRequest = Omit<BashArgs, "timeout"> & { timeoutMs: number };
+/** The result of a bash run. */
+export type BashResult = z.infer<typeof bashResultSchema>;
 
 /** Default bash timeout: 600 s. */
 export const DEFAULT_BASH_TIMEOUT_MS = 600_000;
@@ -60,4 +80,10 @@ export function bashTimeoutMs(timeout: number | string | undefined): number {
   if (timeout === undefined) return DEFAULT_BASH_TIMEOUT_MS;
   const ms = timeoutToMs(timeout);
   return typeof ms === "number" ? ms : DEFAULT_BASH_TIMEOUT_MS;
+}
+
+/** Validated arguments as a runner request. */
+export function toBashRequest(args: BashArgs): BashRequest {
+  const { timeout, ...rest } = args;
+  return { ...rest, timeoutMs: bashTimeoutMs(timeout) };
 }

@@ -17,6 +17,7 @@ export const DEFAULTS = {
   maxBashProcesses: 32,
   bashOutputBytes: MiB,
   bashKillGraceMs: 1000,
+  maxEventsPerCall: 100_000,
   maxRequestBytes: 10 * MiB,
   maxSubscriptions: 64,
   maxTurns: 100,

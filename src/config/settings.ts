@@ -222,6 +222,16 @@ export const SETTINGS: readonly AnySetting[] = [
     option: (maxBashProcesses: number) => ({ limits: { maxBashProcesses } }),
   }),
   setting({
+    flag: "max-bash-events",
+    env: "CLAW_MAX_BASH_EVENTS",
+    value: "N",
+    help: "line events one bash call publishes (later lines are counted in eventsDropped)",
+    default: String(DEFAULTS.maxEventsPerCall),
+    commands: CLAW,
+    parse: positiveInt,
+    option: (maxEventsPerCall: number) => ({ limits: { maxEventsPerCall } }),
+  }),
+  setting({
     flag: "bash-output-bytes",
     env: "CLAW_BASH_OUTPUT_BYTES",
     value: "N",

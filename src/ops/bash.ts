@@ -1,5 +1,5 @@
 /** The bash operation. */
-import { bashArgsSchema, bashResultSchema, bashTimeoutMs } from "../bash/bash-schema.js";
+import { bashArgsSchema, bashResultSchema, toBashRequest } from "../bash/bash-schema.js";
 import { defineOp } from "../registry.js";
 
 export const bashOp = defineOp({
@@ -11,6 +11,7 @@ export const bashOp = defineOp({
     "The script runs with `bash -c` in its own process group. On timeout (default 600 s) the whole group is killed (SIGTERM, then SIGKILL after a grace), grandchildren included, and `timeout` is true.",
     'Each event spec is `{template, bus?}`. In the template, every string equal to `"{payload}"` becomes the value itself (a line as a string, the exit code as a number, the timeout flag as a boolean); `"{payload}"` inside a longer string becomes the value\'s text.',
     "Lines are split on `\\n` (a trailing `\\r` removed, a final unterminated line included). Every event of the run is committed, in order, before the result returns. Captured stdout/stderr keep the last 1 MiB each (`truncated: true`); every line is still published.",
+    "Every event fits the payload limit (default 1 MiB of JSON): a template whose event cannot fit even with an empty value is refused with `invalid_args` before the script starts; a line whose event would pass the limit is cut so that it fits (`linesCut` counts them). A call publishes at most `maxEventsPerCall` line events (default 100 000; `--max-bash-events`, `CLAW_MAX_BASH_EVENTS`); later lines are not published and `eventsDropped` counts them, while the exit and timeout events are still published.",
     "If the caller goes away, the process group is killed. Provider API keys are removed from the environment.",
   ].join("\n\n"),
   input: bashArgsSchema,
@@ -22,13 +23,8 @@ export const bashOp = defineOp({
     exitEvent: { template: { exit: "{payload}" } },
   },
   errors: ["too_many_requests", "cancelled"],
-  handler: (args, { services, signal }) => {
-    const { timeout, ...rest } = args;
-    return services.bash.run(
-      { ...rest, timeoutMs: bashTimeoutMs(timeout) },
-      { signal, contextEnv: baseContextEnv(services.config) },
-    );
-  },
+  handler: (args, { services, signal }) =>
+    services.bash.run(toBashRequest(args), { signal, contextEnv: baseContextEnv(services.config) }),
 });
 
 /** CLAW_URL / CLAW_TOKEN for a bash run outside any session. */

@@ -105,7 +105,7 @@ describe("bash", () => {
     ];
     for (const t of cases) {
       for (const v of ['li"ne\\ \u2028 🎉', 42, true]) {
-        expect(JSON.parse(compileTemplate(t)(v))).toEqual(fillTemplate(t, v));
+        expect(JSON.parse(compileTemplate(t).render(v))).toEqual(fillTemplate(t, v));
       }
     }
   });

@@ -13,6 +13,10 @@ describe("CLI flags from the config table", () => {
       retention: { maxEvents: 500, maxAgeMs: 72 * 3_600_000 },
       limits: { maxBashProcesses: 4 },
     });
+    const events = parseCommandLine("serve", ["--max-bash-events", "50"], [], { CLAW_MAX_BASH_EVENTS: "9" });
+    expect(events.clawOptions().limits?.maxEventsPerCall).toBe(50);
+    const fromEnv = parseCommandLine("serve", [], [], { CLAW_MAX_BASH_EVENTS: "9" });
+    expect(fromEnv.clawOptions().limits?.maxEventsPerCall).toBe(9);
   });
 
   it("rejects bad values with a message naming the flag or the variable", () => {
