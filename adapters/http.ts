@@ -13,7 +13,7 @@ import { closeSseStreams, handleSse } from "./sse.js";
 
 /** Options of the HTTP server. */
 export interface HttpOptions {
-  /** Access policy (token, origins). Default: a generated token, loopback free */
+  /** Access policy (token, origins). Default: a generated token (read it from `RunningHttp.policy`) */
   policy?: AccessPolicy;
   /** Max request body in bytes. Default: the claw's limits.maxRequestBytes (10 MiB) */
   maxBodyBytes?: number;
@@ -82,8 +82,8 @@ function decodeBusName(raw: string): string {
 }
 
 /** The request handler; usable with any node:http server. */
-export function createHttpHandler(claw: Claw, options: HttpOptions = {}) {
-  const policy = options.policy ?? createAccessPolicy();
+export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: AccessPolicy }) {
+  const policy = options.policy;
   const limit = options.maxBodyBytes ?? claw.config.limits.maxRequestBytes;
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -100,13 +100,13 @@ export function createHttpHandler(claw: Claw, options: HttpOptions = {}) {
         return send(res, 200, claw.doc(), "text/markdown");
       }
       if (url.pathname === "/do") {
-        checkAccess(req, policy);
+        checkAccess(req, policy, { stream: false });
         if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
         return handleDo(claw, req, res, limit);
       }
       const sse = /^\/bus\/([^/]+)\/events$/.exec(url.pathname);
       if (sse && req.method === "GET") {
-        checkAccess(req, policy);
+        checkAccess(req, policy, { stream: true });
         return handleSse(claw, req, res, decodeBusName(sse[1]!), url);
       }
       throw new ClawError(
@@ -124,6 +124,8 @@ export interface RunningHttp {
   /** e.g. http://127.0.0.1:8000 */
   url: string;
   port: number;
+  /** Who may call (the one given, or one with a generated token). */
+  policy: AccessPolicy;
   close(): Promise<void>;
 }
 
@@ -161,8 +163,9 @@ export function bindHttp(options: { host?: string; port?: number } = {}): Promis
         url,
         close: () => new Promise<void>((done) => server.close(() => done())),
         attach: (claw, httpOptions = {}) => {
-          server.on("request", createHttpHandler(claw, httpOptions));
-          return { server, port: addr.port, url, close: () => closeHttp(server, claw) };
+          const policy = httpOptions.policy ?? createAccessPolicy();
+          server.on("request", createHttpHandler(claw, { ...httpOptions, policy }));
+          return { server, port: addr.port, url, policy, close: () => closeHttp(server, claw) };
         },
       });
     });

@@ -1,7 +1,8 @@
 /**
- * Who may call: loopback peers freely unless a token was given explicitly, everyone else with
- * `Authorization: Bearer <token>`; Origin and Host checks against CSRF and DNS rebinding.
- * Shared by /do, SSE and the WebSocket upgrade.
+ * Who may call: every peer, loopback included, proves it holds the server's token
+ * (`Authorization: Bearer <token>`; GET streams may carry it as `?token=`), unless the server was
+ * started with the explicit `insecureLoopback` opt-out. Origin and Host checks against CSRF and
+ * DNS rebinding. Shared by /do, SSE and the WebSocket upgrade.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -9,19 +10,60 @@ import { ClawError } from "../src/errors.js";
 
 /** Access policy of a server. */
 export interface AccessPolicy {
-  /** The token; generated when none was configured. */
+  /** The server token every peer must present. */
   token: string;
-  /** True when the token was configured explicitly: then loopback peers need it too. */
-  tokenRequiredForAll: boolean;
+  /**
+   * Where a caller on this machine finds the token, for 401 messages and /doc (e.g. "the file
+   * /srv/claw.db.token"). Peers on other machines are not told.
+   */
+  tokenHint: string;
+  /** True: loopback peers may call without the token (an explicit, single-user opt-out). */
+  insecureLoopback: boolean;
   /** Extra allowed Origin values (scheme://host[:port]); same-origin requests are always allowed. */
   allowedOrigins: readonly string[];
 }
 
-/** Builds a policy; without a token one is generated (print it once). */
-export function createAccessPolicy(options: { token?: string; allowedOrigins?: readonly string[] } = {}): AccessPolicy {
+/** Options of {@link createAccessPolicy}. */
+export interface AccessPolicyOptions {
+  /** The token. Default: 32 random bytes (read it from `policy.token`) */
+  token?: string;
+  /** Where the token is, shown to loopback callers that lack it. Default: a generic sentence */
+  tokenHint?: string;
+  /** Let loopback peers in without the token. Default: false */
+  insecureLoopback?: boolean;
+  /** Origins allowed besides same-origin. Default: none */
+  allowedOrigins?: readonly string[];
+}
+
+/** Generates a server token: 32 random bytes, URL-safe. */
+export function generateToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/**
+ * Refuses a token that would admit anyone: empty or blank (a `?token=` with an empty value
+ * would match it), or holding characters an HTTP header cannot carry.
+ */
+export function validateToken(token: string, source: string): string {
+  if (token.trim() === "")
+    throw new ClawError(
+      "invalid_args",
+      `the token from ${source} is empty; give a real token or omit it to generate one`,
+    );
+  if (token !== token.trim() || !/^[\x21-\x7e]+$/.test(token))
+    throw new ClawError(
+      "invalid_args",
+      `the token from ${source} must be printable ASCII without spaces (it travels in an HTTP header)`,
+    );
+  return token;
+}
+
+/** Builds a policy; without a token one is generated (give it to your clients). */
+export function createAccessPolicy(options: AccessPolicyOptions = {}): AccessPolicy {
   return {
-    token: options.token ?? randomBytes(24).toString("base64url"),
-    tokenRequiredForAll: options.token !== undefined,
+    token: options.token === undefined ? generateToken() : validateToken(options.token, "the access policy"),
+    tokenHint: options.tokenHint ?? "ask whoever started the server for its token",
+    insecureLoopback: options.insecureLoopback ?? false,
     allowedOrigins: options.allowedOrigins ?? [],
   };
 }
@@ -45,22 +87,50 @@ function digest(s: string): Buffer {
   return createHash("sha256").update(s).digest();
 }
 
-/** Constant-time token comparison. */
+/** Constant-time token comparison (hashing first makes the lengths equal). */
 export function tokenMatches(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
+  if (given === undefined || expected === "") return false;
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function bearer(req: IncomingMessage): string | undefined {
+/** Where the request carried a token. */
+interface PresentedToken {
+  token?: string;
+  /** True when it came as `?token=` (allowed on GET streams only). */
+  inQuery: boolean;
+}
+
+function presented(req: IncomingMessage): PresentedToken {
   const h = req.headers.authorization;
   const m = h === undefined ? null : /^bearer\s+(.+)$/i.exec(h.trim()); // the scheme is case-insensitive
-  if (m) return m[1]!.trim();
-  const url = new URL(req.url ?? "/", "http://x");
-  return url.searchParams.get("token") ?? undefined; // for EventSource/WebSocket clients that cannot set headers
+  if (m) return { token: m[1]!.trim(), inQuery: false };
+  const q = new URL(req.url ?? "/", "http://x").searchParams.get("token");
+  return q === null ? { inQuery: false } : { token: q, inQuery: true };
+}
+
+/** What {@link checkAccess} needs to know about the route. */
+export interface AccessRoute {
+  /**
+   * True for GET streams a browser cannot give headers to (SSE, the WebSocket upgrade): only
+   * they may carry the token as `?token=`, where it would otherwise end up in logs and history.
+   */
+  stream: boolean;
+}
+
+/** The token a caller presented, once {@link checkAccess} let it through. */
+export interface AccessGrant {
+  /** The token as presented (undefined for a loopback peer let in by insecureLoopback). */
+  token?: string;
+}
+
+function unauthorized(message: string, loopback: boolean, policy: AccessPolicy): ClawError {
+  // A peer elsewhere learns nothing about where the token lives on this machine.
+  const where = loopback ? ` (${policy.tokenHint})` : "";
+  return new ClawError("unauthorized", `${message}: send Authorization: Bearer <token>${where}`);
 }
 
 /** Throws `unauthorized` / `forbidden` when the request may not proceed. */
-export function checkAccess(req: IncomingMessage, policy: AccessPolicy): void {
+export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: AccessRoute): AccessGrant {
   const loopback = isLoopbackAddress(req.socket.remoteAddress);
   if (loopback && !isLoopbackHost(req.headers.host)) {
     throw new ClawError(
@@ -75,12 +145,12 @@ export function checkAccess(req: IncomingMessage, policy: AccessPolicy): void {
       `Origin ${origin} is not allowed; only same-origin requests and configured origins may call this server`,
     );
   }
-  if ((policy.tokenRequiredForAll || !loopback) && !tokenMatches(bearer(req), policy.token)) {
-    throw new ClawError(
-      "unauthorized",
-      "missing or wrong token: send Authorization: Bearer <token> (printed by tsclaw serve at startup)",
-    );
-  }
+  const given = presented(req);
+  if (given.token !== undefined && given.inQuery && !(route.stream && req.method === "GET"))
+    throw unauthorized("?token= is accepted only on GET streams (SSE, WebSocket)", loopback, policy);
+  if (given.token !== undefined && tokenMatches(given.token, policy.token)) return { token: given.token };
+  if (given.token === undefined && loopback && policy.insecureLoopback) return {};
+  throw unauthorized(given.token === undefined ? "this server needs a token" : "wrong token", loopback, policy);
 }
 
 function originAllowed(origin: string, host: string | undefined, policy: AccessPolicy): boolean {

@@ -52,7 +52,7 @@ export function attachWebSocket(claw: Claw, server: Server, options: WebSocketOp
       const url = new URL(req.url ?? "/", "http://localhost");
       if (url.pathname !== path)
         throw new ClawError("not_found", `no WebSocket endpoint at ${url.pathname}; use ${path}`);
-      checkAccess(req, options.policy);
+      checkAccess(req, options.policy, { stream: true });
     } catch (err) {
       refuse(socket, err);
       return;

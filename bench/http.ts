@@ -7,6 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { listenHttp } from "../adapters/http.js";
+import { createAccessPolicy } from "../adapters/security.js"; // loopback benchmarks: no token
 import { createClaw } from "../src/index.js";
 import { SMOKE, size, spawnBenchScript, tempDir, waitForMessage } from "./measure.js";
 import { type Row, row } from "./table.js";
@@ -54,7 +55,11 @@ export async function run(): Promise<Row[]> {
   const total = size(60_000, 3_000);
   const tmp = tempDir();
   const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench" });
-  const http = await listenHttp(claw, { host: "127.0.0.1", port: 0 });
+  const http = await listenHttp(claw, {
+    host: "127.0.0.1",
+    port: 0,
+    policy: createAccessPolicy({ insecureLoopback: true }),
+  });
   const echo = await listenEcho();
   try {
     const warm = size(2000, 300);

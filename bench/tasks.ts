@@ -13,6 +13,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { listenHttp } from "../adapters/http.js";
+import { createAccessPolicy } from "../adapters/security.js"; // loopback benchmarks: no token
 import { type Claw, createClaw } from "../src/index.js";
 import { childMessages, now, percentile, pool, size, spawnBenchScript, tempDir } from "./measure.js";
 import { type Row, row } from "./table.js";
@@ -161,7 +162,11 @@ export async function run(): Promise<Row[]> {
     baseURL: fakeUrl,
     env: { ...process.env, OPENROUTER_API_KEY: "bench" },
   });
-  const http = await listenHttp(claw, { host: "127.0.0.1", port: 0 });
+  const http = await listenHttp(claw, {
+    host: "127.0.0.1",
+    port: 0,
+    policy: createAccessPolicy({ insecureLoopback: true }),
+  });
   try {
     await wakeTsclaw(claw, http.url, size(50, 10)); // warm-up
     await wakeRaw(join(tmp.dir, "raw-warm.db"), 10);

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { WebSocketServer } from "ws";
 import { listenHttp } from "../adapters/http.js";
+import { createAccessPolicy } from "../adapters/security.js"; // loopback benchmarks: no token
 import { attachWebSocket } from "../adapters/ws-server.js";
 import { type Claw, createClaw } from "../src/index.js";
 import { childMessages, gc, now, pool, SMOKE, size, spawnBenchScript, tempDir } from "./measure.js";
@@ -59,10 +60,12 @@ export async function run(): Promise<Row[]> {
   const tsclawSide = async (r: number) => {
     gc();
     const claw = createClaw({ db: join(tmp.dir, `claw-${r}.db`), project: "bench" });
-    const http = await listenHttp(claw, { host: "127.0.0.1", port: 0 });
-    const ws = attachWebSocket(claw, http.server, {
-      policy: { token: "unused", tokenRequiredForAll: false, allowedOrigins: [] },
+    const http = await listenHttp(claw, {
+      host: "127.0.0.1",
+      port: 0,
+      policy: createAccessPolicy({ insecureLoopback: true }),
     });
+    const ws = attachWebSocket(claw, http.server, { policy: http.policy });
     try {
       tsMs = Math.min(
         tsMs,

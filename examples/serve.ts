@@ -3,7 +3,8 @@
  * port, as `tsclaw serve` does. Run: PORT=8000 npx tsx examples/serve.ts (Ctrl-C stops it).
  *
  * Environment: PORT (default 8000; 0 picks a free one), HOST (default 127.0.0.1), CLAW_DB
- * (default ":memory:"), CLAW_BASE_URL, CLAW_TOKEN (required from every peer when set).
+ * (default ":memory:"), CLAW_BASE_URL, CLAW_TOKEN (the token every peer must send; default: a
+ * generated one, printed on stderr).
  */
 import { listenHttp } from "../adapters/http.js"; // in your project: from "tsclaw/http"
 import { attachWebSocket, createAccessPolicy } from "../adapters/ws.js"; // from "tsclaw/ws"
@@ -24,7 +25,8 @@ const ws = attachWebSocket(claw, http.server, { policy });
 (claw.config as { url?: string }).url = http.url; // bash started by agents finds its way back
 
 console.log(`listening ${http.url}`);
-console.error(`guide: ${http.url}/doc   token for remote peers: ${policy.token}`);
+console.error(`guide: ${http.url}/doc`);
+if (!process.env.CLAW_TOKEN) console.error(`token (send it as Authorization: Bearer <token>): ${policy.token}`);
 
 const stop = async () => {
   ws.close();

@@ -9,6 +9,9 @@ import { cliCommand, ROOT } from "./adapters/cli-run.js";
 import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";
 
+/** The token the served examples require and the client examples send. */
+const TOKEN = "examples-token";
+
 interface Run {
   child: ChildProcess;
   out(): string;
@@ -38,7 +41,7 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Ru
       OPENROUTER_API_KEY: "fake-key",
       CLAW_DB: ":memory:",
       CLAW_URL: "",
-      CLAW_TOKEN: "",
+      CLAW_TOKEN: TOKEN,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -81,6 +84,12 @@ describe("examples", () => {
     const url = /listening (http:\S+)/.exec(server.out())![1]!;
     const doc = await fetch(`${url}/doc`);
     expect(await doc.text()).toContain("### `run_task`");
+    const denied = await fetch(`${url}/do`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ op: "list_buses" }),
+    });
+    expect(denied.status).toBe(401);
 
     const orchestrator = tsx("orchestrator.ts", ["Count the files"], { CLAW_URL: url });
     expect(await orchestrator.exited, orchestrator.err()).toBe(0);
@@ -108,7 +117,10 @@ describe("examples", () => {
       const policy = createAccessPolicy();
       http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy });
       ws = attachWebSocket(claw, http.server, { policy });
-      const sub = tsx("ws-subscriber.ts", ["feed", "--after", "0", "--count", "6"], { CLAW_URL: http.url });
+      const sub = tsx("ws-subscriber.ts", ["feed", "--after", "0", "--count", "6"], {
+        CLAW_URL: http.url,
+        CLAW_TOKEN: policy.token,
+      });
       const printed = () => sub.out().split("\n").filter(Boolean).length;
       for (let i = 1; i <= 3; i++) await claw.bus.out({ bus: "feed", payload: { i } });
       await waitFor(() => printed() === 3, "the first three events");

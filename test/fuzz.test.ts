@@ -54,7 +54,7 @@ describe("fuzz: malformed frames", () => {
         const frame = FRAMES[next++]!;
         const res = await fetch(`${server.url}/do`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", ...server.auth },
           body: frame,
         });
         const text = await res.text();
@@ -70,7 +70,7 @@ describe("fuzz: malformed frames", () => {
     for (const body of [Buffer.from([0xff, 0xfe, 0x7b, 0x80]), Buffer.from([0xc3, 0x28, 0x0a])]) {
       const res = await fetch(`${server.url}/do`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...server.auth },
         body,
       });
       expect(res.status).toBe(400);
@@ -80,7 +80,7 @@ describe("fuzz: malformed frames", () => {
   }, 120_000);
 
   it(`WebSocket: ${PER_TRANSPORT} messages on one socket, one error frame each, the socket stays open`, async () => {
-    const c = await wsClient(server.url);
+    const c = await wsClient(server);
     for (const frame of FRAMES) c.raw(frame);
     c.ws.send(Buffer.from([0xff, 0xfe, 0x7b]), { binary: true }); // not UTF-8, as a binary message
     await c.until((f) => f.length >= PER_TRANSPORT + 1, 60_000);

@@ -65,7 +65,7 @@ async function open(name: TransportName, fake: FakeResponses): Promise<Transport
       close: () => server.close(),
     };
   }
-  const c: StreamClient = await wsClient(server.url);
+  const c: StreamClient = await wsClient(server);
   return {
     call: async (op, args) => strip(await c.request(op, args)),
     events: () => c.frames.filter((f) => f.event),

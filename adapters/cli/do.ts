@@ -35,7 +35,7 @@ export async function doCommand(cl: CommandLine): Promise<number> {
       return 2;
     }
   }
-  const { url, headers } = remoteOf(cl);
+  const { url, headers, authNote } = remoteOf(cl);
   let res: Response;
   try {
     res = await fetch(`${url}/do`, {
@@ -55,7 +55,7 @@ export async function doCommand(cl: CommandLine): Promise<number> {
     body = undefined;
   }
   if (body?.ok !== true) {
-    process.stderr.write(`tsclaw: ${envelopeError(res.status, text)}\n`);
+    process.stderr.write(`tsclaw: ${envelopeError(res.status, text, authNote)}\n`);
     return 1;
   }
   const pretty = cl.get<boolean>("pretty") || process.stdout.isTTY;

@@ -1,12 +1,44 @@
-/** Where a client command finds the server: --url / CLAW_URL, --token / CLAW_TOKEN. */
+/**
+ * Where a client command finds the server and its token: --url / CLAW_URL; --token / CLAW_TOKEN,
+ * else the token file beside the database (--db / CLAW_DB, default ./claw.db), which is sent only
+ * to a loopback URL: a token read from disk never leaves the machine unless the user passes it.
+ */
+import { existsSync } from "node:fs";
 import { DEFAULTS } from "../../src/config/defaults.js";
+import { isLoopbackHost } from "../security.js";
 import type { CommandLine } from "./flags.js";
+import { readTokenFile, tokenFilePath } from "./server-token.js";
 
-/** The server URL (no trailing slash) and the headers to send. */
-export function remoteOf(cl: CommandLine): { url: string; headers: Record<string, string> } {
+/** The server, the headers to send, and what to add to a 401 message. */
+export interface Remote {
+  /** No trailing slash. */
+  url: string;
+  headers: Record<string, string>;
+  /** Said after an `unauthorized` answer: which token was sent, or why none was. */
+  authNote: string;
+}
+
+/** Resolves the server URL and the token to send. */
+export function remoteOf(cl: CommandLine): Remote {
   const url = cl.get<string>("url") ?? DEFAULTS.url;
-  const token = cl.get<string>("token");
-  return { url, headers: token ? { authorization: `Bearer ${token}` } : {} };
+  const explicit = cl.get<string>("token");
+  if (explicit)
+    return { url, headers: { authorization: `Bearer ${explicit}` }, authNote: "(the token from --token/CLAW_TOKEN)" };
+  const file = tokenFilePath(cl.get<string>("db") ?? DEFAULTS.db);
+  if (!isLoopbackHost(new URL(url).host))
+    return {
+      url,
+      headers: {},
+      authNote: `(no token sent: ${file ?? "a token file"} is sent only to loopback URLs; pass --token or CLAW_TOKEN)`,
+    };
+  if (file === undefined || !existsSync(file))
+    return {
+      url,
+      headers: {},
+      authNote: `(no token sent: no ${file ?? "token file"}; pass --db, --token or CLAW_TOKEN)`,
+    };
+  const { token } = readTokenFile(file);
+  return { url, headers: { authorization: `Bearer ${token}` }, authNote: `(the token from ${file})` };
 }
 
 /** One line describing a failed fetch (the cause is where Node puts ECONNREFUSED and friends). */
@@ -17,8 +49,11 @@ export function fetchFailure(url: string, err: unknown): string {
   return `cannot reach ${url}: ${why}${hint}`;
 }
 
-/** A one-line error from a response envelope (or any body), with the server's suggestions when it gave some. */
-export function envelopeError(status: number, text: string): string {
+/**
+ * A one-line error from a response envelope (or any body), with the server's suggestions when it
+ * gave some; `authNote` follows an `unauthorized`.
+ */
+export function envelopeError(status: number, text: string, authNote = ""): string {
   try {
     const body = JSON.parse(text) as {
       error?: { code?: string; message?: string; details?: { suggestions?: unknown } };
@@ -27,6 +62,7 @@ export function envelopeError(status: number, text: string): string {
       const line = `${body.error.code}: ${body.error.message ?? ""}`.replace(/\s*\n\s*/g, " ");
       const suggestions = body.error.details?.suggestions;
       const named = Array.isArray(suggestions) && suggestions.length > 0 && !line.includes("did you mean");
+      if (body.error.code === "unauthorized" && authNote) return `${line} ${authNote}`;
       return named ? `${line} (did you mean ${suggestions.join(", ")}?)` : line;
     }
   } catch {

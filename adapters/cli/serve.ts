@@ -8,6 +8,7 @@ import { createAccessPolicy } from "../security.js";
 import { attachWebSocket } from "../ws-server.js";
 import type { CommandLine } from "./flags.js";
 import { flagsHelp } from "./help.js";
+import { checkTokenChoice, resolveServerToken, type TokenChoice } from "./server-token.js";
 
 /** Help of `tsclaw serve`. */
 export const SERVE_HELP = `Usage: tsclaw serve [flags]
@@ -21,10 +22,16 @@ ${flagsHelp("serve")}`;
 /** Runs the server until SIGINT/SIGTERM; resolves with the exit code. */
 export async function serve(cl: CommandLine): Promise<number> {
   const listen = cl.get<ReturnType<typeof listenAddress>>("listen") ?? { host: undefined, port: 8000 };
-  const token = cl.get<string>("token");
+  const choice: TokenChoice = {
+    file: cl.get<string>("token-file"),
+    flag: cl.get<string>("token"),
+    // Read directly: the table treats an empty variable as unset, but CLAW_TOKEN= must be refused.
+    env: process.env.CLAW_TOKEN,
+  };
+  checkTokenChoice(choice); // a blank token fails before the port or the database is touched
+  const insecureLoopback = cl.get<boolean>("insecure-loopback") ?? false;
   const allowedOrigins = cl.get<string[]>("allow-origin") ?? [];
   const clawOptions = cl.clawOptions();
-  const policy = createAccessPolicy({ token, allowedOrigins });
   // The port first: a serve that cannot listen must not have created its database.
   let bound: Awaited<ReturnType<typeof bindHttp>>;
   try {
@@ -34,11 +41,27 @@ export async function serve(cl: CommandLine): Promise<number> {
   }
   let claw: ReturnType<typeof createClaw>;
   try {
-    claw = createClaw({ ...clawOptions, url: bound.url, token: policy.token });
+    claw = createClaw({ ...clawOptions, url: bound.url });
   } catch (err) {
     await bound.close();
     throw err;
   }
+  let serverToken: ReturnType<typeof resolveServerToken>;
+  try {
+    // After the database opened: the single-writer lock decided this process owns it.
+    serverToken = resolveServerToken(choice, claw.config.db);
+  } catch (err) {
+    await claw.close();
+    await bound.close();
+    throw err;
+  }
+  const policy = createAccessPolicy({
+    token: serverToken.token,
+    tokenHint: serverToken.hint,
+    insecureLoopback,
+    allowedOrigins,
+  });
+  (claw.config as { token?: string }).token = policy.token;
   const http = bound.attach(claw, { policy });
   const ws = attachWebSocket(claw, http.server, { policy });
   const c = claw.config;
@@ -49,8 +72,10 @@ export async function serve(cl: CommandLine): Promise<number> {
   log(`  model:    ${c.model} via ${c.provider}${c.baseURL ? ` at ${c.baseURL}` : ""}`);
   log(`  key:      ${providerKeyStatus(c)}`);
   log(`  project:  ${c.project}   instance: ${claw.identity.instance}`);
-  if (token) log("  token:    required from every peer (--token)");
-  else log(`  token:    ${policy.token}  (required from non-loopback peers; pass --token to fix one)`);
+  log(`  token:    ${serverToken.banner}`);
+  for (const w of serverToken.warnings) log(`  WARNING:  ${w}`);
+  if (insecureLoopback)
+    log("  WARNING:  --insecure-loopback: any user or process on this machine may call this server without the token");
   if (allowedOrigins.length) log(`  origins:  same-origin and ${allowedOrigins.join(", ")}`);
   log(`  guide:    ${http.url}/doc`);
 

@@ -27,7 +27,7 @@ export async function tailCommand(cl: CommandLine): Promise<number> {
   }
   let after = cl.get<number>("after");
   const count = cl.get<number>("count");
-  const { url, headers } = remoteOf(cl);
+  const { url, headers, authNote } = remoteOf(cl);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);
@@ -53,7 +53,7 @@ export async function tailCommand(cl: CommandLine): Promise<number> {
         continue;
       }
       if (res.status !== 200) {
-        process.stderr.write(`tsclaw: ${envelopeError(res.status, await res.text())}\n`);
+        process.stderr.write(`tsclaw: ${envelopeError(res.status, await res.text(), authNote)}\n`);
         return 1;
       }
       connected = true;

@@ -15,6 +15,16 @@ export const text: Parser<string> = (value, label) => {
   return value;
 };
 
+/** Any text, empty included: the caller judges it (a blank token must name its own error). */
+export const anyText: Parser<string> = (value) => value;
+
+/** A switch: the bare flag gives "true"; a variable may say 1/true/yes or 0/false/no. */
+export const boolean: Parser<boolean> = (value, label) => {
+  if (/^(1|true|yes)$/i.test(value)) return true;
+  if (/^(0|false|no)$/i.test(value)) return false;
+  throw new SettingError(`${label} must be true or false, not "${value}"`);
+};
+
 /** A positive safe integer. */
 export const positiveInt: Parser<number> = (value, label) => {
   const n = Number(value);

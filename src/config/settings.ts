@@ -6,6 +6,8 @@
 import type { ClawOptions } from "../config.js";
 import { DEFAULTS, formatBytes } from "./defaults.js";
 import {
+  anyText,
+  boolean,
   duration,
   httpUrl,
   listenAddress,
@@ -70,12 +72,28 @@ export const SETTINGS: readonly AnySetting[] = [
     alsoTyped: ["port", "p", "host", "bind", "address", "addr"],
   }),
   setting({
+    flag: "token-file",
+    env: "CLAW_TOKEN_FILE",
+    value: "F",
+    help: "file holding the bearer token every peer, loopback included, must send",
+    default: "<db>.token, generated (mode 0600) at the first start",
+    commands: ["serve"],
+    parse: text,
+  }),
+  setting({
     flag: "token",
     env: "CLAW_TOKEN",
     value: "T",
-    help: "bearer token every peer must send (default: generated at startup; loopback peers need none)",
+    help: "the bearer token itself (visible in ps: prefer --token-file); an empty or blank one is refused",
     commands: ["serve"],
-    parse: text,
+    parse: anyText,
+  }),
+  setting({
+    flag: "insecure-loopback",
+    env: "CLAW_INSECURE_LOOPBACK",
+    help: "let peers on this machine in without the token (single-user machines only; printed as a warning)",
+    commands: ["serve"],
+    parse: boolean,
   }),
   setting({
     flag: "allow-origin",
@@ -265,7 +283,17 @@ export const SETTINGS: readonly AnySetting[] = [
     flag: "token",
     env: "CLAW_TOKEN",
     value: "T",
-    help: "bearer token, when the server needs one",
+    help: "bearer token (sent to any URL)",
+    default: "the token file of --db, for a loopback URL only",
+    commands: CLIENT,
+    parse: text,
+  }),
+  setting({
+    flag: "db",
+    env: "CLAW_DB",
+    value: "PATH",
+    help: "the server's database: its token is read from PATH.token and sent to a loopback URL only",
+    default: DEFAULTS.db,
     commands: CLIENT,
     parse: text,
   }),

@@ -9,7 +9,8 @@ export const ERROR_MEANING: Partial<Record<ErrorCode, string>> = {
   invalid_args: "An argument is missing, unknown or of the wrong type; `details.issues` lists each `{path, message}`.",
   unknown_op: "No operation has that name; `ops` (or `GET /doc?format=json`) lists them.",
   not_found: "The named session, task or other object does not exist.",
-  unauthorized: "No token or a wrong one: send `Authorization: Bearer <token>` (printed by `tsclaw serve` at startup).",
+  unauthorized:
+    "No token or a wrong one: send `Authorization: Bearer <token>`; `tsclaw serve` keeps it in `<db>.token` beside its database unless it was given one (`--token-file`, `CLAW_TOKEN`).",
   forbidden: "The `Origin` is not allowed, or a local request used a `Host` that is not a loopback name.",
   unsupported_media_type: "`POST /do` needs `Content-Type: application/json`.",
   payload_too_large: "The body, message, line or payload is over its limit (`details.limit`, bytes).",

@@ -5,7 +5,7 @@
  */
 import { COMPLETION, RUN } from "./guide-task-sections.js";
 
-const DO = "curl -s {URL}/do -H 'Content-Type: application/json' -d";
+const DO = `curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d`;
 
 const BUS = `## The bus
 
@@ -38,7 +38,7 @@ ${DO} '{"op":"read","args":{"bus":"jobs","after":0}}'
 # Wait up to 30 s for the next event after seq 2:
 ${DO} '{"op":"read","args":{"bus":"jobs","after":2,"waitMs":30000}}'
 # The same stream as Server-Sent Events (Ctrl-C to stop):
-curl -sN '{URL}/bus/jobs/events?after=0'
+curl -sN '{URL}/bus/jobs/events?after=0' -H "Authorization: Bearer $CLAW_TOKEN"
 # id: 1
 # data: {"bus":"jobs","seq":1,"ts":1767225600000,"payload":{"step":"build","ok":true}}
 \`\`\`

@@ -3,7 +3,7 @@
  * each with a worked example. `{URL}` is replaced by the server's URL.
  */
 
-const DO = "curl -s {URL}/do -H 'Content-Type: application/json' -d";
+const DO = `curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d`;
 
 /** The run contract: run_task, then check_task until continuePolling is false. */
 export const RUN = `## Run contract

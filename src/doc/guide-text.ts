@@ -12,7 +12,7 @@ this server can do.
 ## Calling an operation
 
 \`\`\`sh
-curl -s {URL}/do -H 'Content-Type: application/json' \\
+curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' \\
   -d '{"op": "out", "args": {"bus": "thebus", "payload": {"hello": 1}}, "id": 1}'
 # {"id":1,"ok":true,"result":{"bus":"thebus","seq":1,"ts":1767225600000}}
 \`\`\`
@@ -27,11 +27,14 @@ curl -s {URL}/do -H 'Content-Type: application/json' \\
   \`Content-Type: application/json\`, at most 10 MiB (the server's limit).
 - Field names are camelCase, operation names snake_case, timestamps epoch milliseconds, ids
   strings.
-- Requests from another machine need \`Authorization: Bearer <token>\` (the token \`tsclaw serve\`
-  printed, or the one it was started with; when started with \`--token\` every request needs it).
-  Browsers may call only from the same origin.
-- From bash started by tsclaw, \`$CLAW_URL\` points back here and \`$CLAW_TOKEN\` holds the token
-  when one is set, so a script can call \`curl -s "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" …\`.
+- Every request needs \`Authorization: Bearer <token>\`, from this machine too (\`401
+  unauthorized\` without it). \`tsclaw serve\` keeps its token in \`<db>.token\` beside its
+  database (mode 0600; for example \`export CLAW_TOKEN=$(cat claw.db.token)\`), unless it was
+  given one with \`--token-file\` or \`CLAW_TOKEN\`; a 401 answered to this machine says where it
+  is. \`?token=\` works only on GET streams (SSE, the WebSocket upgrade). \`GET /health\` and
+  \`GET /doc\` need no token. Browsers may call only from the same origin.
+- From bash started by tsclaw, \`$CLAW_URL\` points back here and \`$CLAW_TOKEN\` holds a token,
+  so a script can call \`curl -s "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" …\`.
 - \`GET /doc?format=json\` (or the \`ops\` operation) returns the JSON Schema of every operation's
   arguments and result. \`GET /health\` answers \`{"ok": true, …}\`.
 
@@ -43,13 +46,14 @@ curl -s {URL}/do -H 'Content-Type: application/json' \\
   client that reads too slowly is sent \`{"event": "closing", "code": 4008, "subscriptions":
   [{"sub", "bus", "lastSeq"}]}\` and closed with code 4008 (reason \`slow_consumer lastSeq=N\`);
   reconnect and \`subscribe\` with \`after: lastSeq\` to lose nothing. The server pings; a peer that
-  stops answering is dropped. Non-browser clients authenticate with the Authorization header
-  (or \`?token=\`).
+  stops answering is dropped. Clients send the Authorization header with the upgrade (browsers,
+  which cannot, use \`?token=\`).
 - **stdio** (\`tsclaw stdio\`): one JSON request per line on stdin, one response line per request
   on stdout (matched by \`id\`), plus event lines for subscriptions. Lines are split on LF only.
   A subscription whose reader falls far behind gets \`{"event": "subscription_closed", "sub",
   "bus", "lastSeq", "reason": "slow_consumer"}\`; subscribe again with \`after: lastSeq\`.
-- **Server-Sent Events**: \`GET /bus/<name>/events?after=N\` streams a bus (\`id:\` = seq; a
+- **Server-Sent Events**: \`GET /bus/<name>/events?after=N\` (with the Authorization header, or
+  \`&token=\` for an EventSource) streams a bus (\`id:\` = seq; a
   reconnecting EventSource resumes from \`Last-Event-ID\`; comment lines are heartbeats).
 - **TypeScript**: \`import { createClaw } from "tsclaw"\` gives the same operations as typed methods.
 - **CLI**: \`tsclaw do <op> '<json args>'\` calls one operation; \`tsclaw tail <bus>\` follows a bus.

@@ -62,7 +62,7 @@ function curlFor(entry: CatalogEntry, url: string): string {
   const body = JSON.stringify({ op: entry.name, args: entry.example });
   return [
     "```sh",
-    `curl -s ${url}/do -H 'Content-Type: application/json' -d '${body.replace(/'/g, "'\\''")}'`,
+    `curl -s ${url}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d '${body.replace(/'/g, "'\\''")}'`,
     "```",
   ].join("\n");
 }

@@ -38,6 +38,16 @@ export async function cliCommand(): Promise<string[]> {
   return [process.execPath, await cliBundle()];
 }
 
+/**
+ * The test runner's environment without the variables that point a CLI at a server or give it a
+ * token (a set-but-empty CLAW_TOKEN is refused by serve, so they are removed, not blanked).
+ */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of ["CLAW_URL", "CLAW_TOKEN", "CLAW_TOKEN_FILE", "CLAW_INSECURE_LOOPBACK"]) delete env[k];
+  return env;
+}
+
 /** Starts the CLI; stdout/stderr are collected as text. */
 export async function spawnCli(
   args: string[],
@@ -47,7 +57,7 @@ export async function spawnCli(
   const cli = await cliCommand();
   const child = spawn(cli[0]!, [...cli.slice(1), ...args], {
     cwd,
-    env: { ...process.env, CLAW_URL: "", CLAW_TOKEN: "", ...env },
+    env: { ...cleanEnv(), ...env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let out = "";

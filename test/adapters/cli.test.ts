@@ -69,7 +69,10 @@ describe("tsclaw CLI", () => {
 
   it("do reads the arguments from stdin with -", async () => {
     server = await startServer(memClaw());
-    const r = await runCli(["do", "bash", "-", "--url", server.url], { input: '{"script":"echo piped"}' });
+    const r = await runCli(["do", "bash", "-", "--url", server.url], {
+      input: '{"script":"echo piped"}',
+      env: { CLAW_TOKEN: server.token },
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).stdout).toBe("piped\n");
   });
@@ -78,7 +81,9 @@ describe("tsclaw CLI", () => {
     server = await startServer(memClaw());
     await server.claw.bus.out({ bus: "t", payload: 1 });
     await server.claw.bus.out({ bus: "t", payload: 2 });
-    const tail = await spawnCli(["tail", "t", "--after", "1", "--count", "3", "--url", server.url]);
+    const tail = await spawnCli(["tail", "t", "--after", "1", "--count", "3", "--url", server.url], {
+      CLAW_TOKEN: server.token,
+    });
     const until = async (n: number) => {
       while (tail.out().split("\n").filter(Boolean).length < n) await new Promise((r) => setTimeout(r, 20));
     };

@@ -64,12 +64,17 @@ function makeClient(send: (text: string) => void, close: () => Promise<void>) {
   return { client, onFrame };
 }
 
-/** Opens a WebSocket to `${url}/ws`. */
+/** Where a WebSocket client connects: a URL, or a test server (whose token it then sends). */
+export type WsTarget = string | { url: string; auth?: Record<string, string> };
+
+/** Opens a WebSocket to `${url}/ws`, with the server's token when given a test server. */
 export async function wsClient(
-  httpUrl: string,
+  target: WsTarget,
   headers: Record<string, string> = {},
 ): Promise<StreamClient & { ws: WebSocket }> {
-  const ws = new WebSocket(`${httpUrl.replace(/^http/, "ws")}/ws`, { headers });
+  const httpUrl = typeof target === "string" ? target : target.url;
+  const auth = typeof target === "string" ? {} : (target.auth ?? {});
+  const ws = new WebSocket(`${httpUrl.replace(/^http/, "ws")}/ws`, { headers: { ...auth, ...headers } });
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);

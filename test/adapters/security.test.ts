@@ -23,12 +23,12 @@ afterEach(async () => {
   }
 });
 
-/** A raw request, so Host can be anything. */
+/** A raw request, so Host can be anything (sends the test server's token). */
 function rawPost(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       `${url}/do`,
-      { method: "POST", headers: { "content-type": "application/json", ...headers } },
+      { method: "POST", headers: { "content-type": "application/json", ...server?.auth, ...headers } },
       (res) => {
         let text = "";
         res.on("data", (c) => (text += c));
@@ -41,9 +41,9 @@ function rawPost(url: string, headers: Record<string, string>, body: string): Pr
 }
 
 /** Tries a WebSocket upgrade; resolves with the refusal status, or 101 when accepted. */
-function upgradeStatus(url: string, options: WebSocket.ClientOptions = {}): Promise<number> {
+function upgradeStatus(url: string, options: WebSocket.ClientOptions = {}, query = ""): Promise<number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url.replace("http", "ws")}/ws`, options);
+    const ws = new WebSocket(`${url.replace("http", "ws")}/ws${query}`, options);
     ws.once("open", () => {
       ws.close();
       resolve(101);
@@ -82,9 +82,9 @@ describe("HTTP security", () => {
     expect(local.status).toBe(200);
   });
 
-  it("with an explicit token, a request without it or with a wrong one is 401", async () => {
+  it("a loopback request without the token or with a wrong one is 401", async () => {
     server = await startServer(memClaw(), { token: "t0ken" });
-    expect((await server.post(envelope)).status).toBe(401);
+    expect((await server.post(envelope, { authorization: undefined })).status).toBe(401);
     const wrong = await server.post(envelope, { authorization: "Bearer nope" });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toMatchObject({ code: "unauthorized", retryable: false });
@@ -105,9 +105,10 @@ describe("HTTP security", () => {
     .flat()
     .find((i) => i && !i.internal && i.family === "IPv4")?.address;
 
-  it.skipIf(!external)("a peer that is not on loopback needs the generated token", async () => {
+  it("a peer that is not on loopback needs the token, even with insecureLoopback", async () => {
+    expect(external, "this test needs a non-loopback IPv4 interface").toBeDefined();
     const claw = memClaw();
-    const policy = createAccessPolicy();
+    const policy = createAccessPolicy({ insecureLoopback: true });
     const http = await listenHttp(claw, { host: "0.0.0.0", port: 0, policy });
     extra = { http, claw, ws: attachWebSocket(claw, http.server, { policy }) };
     const url = `http://${external}:${http.port}`;
@@ -122,7 +123,7 @@ describe("HTTP security", () => {
     expect(await post({ authorization: `Bearer ${policy.token}` })).toBe(200);
     expect(await upgradeStatus(url)).toBe(401);
     expect(await upgradeStatus(url, { headers: { authorization: `Bearer ${policy.token}` } })).toBe(101);
-    // Loopback stays free without --token.
+    // Only loopback is let in without the token, and only because insecureLoopback says so.
     expect(
       await fetch(`http://127.0.0.1:${http.port}/do`, {
         method: "POST",
@@ -136,21 +137,24 @@ describe("HTTP security", () => {
 describe("WebSocket upgrade security", () => {
   it("refuses an upgrade from a foreign Origin with 403 and accepts the same origin", async () => {
     server = await startServer(memClaw());
-    expect(await upgradeStatus(server.url, { origin: "https://evil.example" })).toBe(403);
-    expect(await upgradeStatus(server.url, { origin: server.url })).toBe(101);
-    expect(await upgradeStatus(server.url)).toBe(101);
+    const headers = server.auth;
+    expect(await upgradeStatus(server.url, { origin: "https://evil.example", headers })).toBe(403);
+    expect(await upgradeStatus(server.url, { origin: server.url, headers })).toBe(101);
+    expect(await upgradeStatus(server.url, { headers })).toBe(101);
   });
 
-  it("refuses an upgrade without the token (401) when one is required", async () => {
+  it("refuses an upgrade without the token (401), from loopback too; ?token= works for browsers", async () => {
     server = await startServer(memClaw(), { token: "abc" });
     expect(await upgradeStatus(server.url)).toBe(401);
     expect(await upgradeStatus(server.url, { headers: { authorization: "Bearer wrong" } })).toBe(401);
     expect(await upgradeStatus(server.url, { headers: { authorization: "Bearer abc" } })).toBe(101);
+    expect(await upgradeStatus(server.url, {}, "?token=abc")).toBe(101);
+    expect(await upgradeStatus(server.url, {}, "?token=")).toBe(401);
   });
 
   it("refuses an upgrade with a foreign Host from loopback", async () => {
     server = await startServer(memClaw());
-    expect(await upgradeStatus(server.url, { headers: { host: "rebind.example" } })).toBe(403);
+    expect(await upgradeStatus(server.url, { headers: { ...server.auth, host: "rebind.example" } })).toBe(403);
   });
 });
 
@@ -164,6 +168,12 @@ describe("security helpers", () => {
     expect(
       ["evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "[::2]:80", undefined].some(isLoopbackHost),
     ).toBe(false);
+  });
+
+  it("refuses blank tokens in a policy", () => {
+    for (const token of ["", " ", "\t\n", " padded", "with space"])
+      expect(() => createAccessPolicy({ token }), JSON.stringify(token)).toThrow(/token/);
+    expect(createAccessPolicy().token).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   it("compares tokens exactly", () => {

@@ -68,7 +68,7 @@ describe("GET /bus/<name>/events (SSE)", () => {
   it("streams events with id = seq, from ?after=, then live", async () => {
     server = await startServer(memClaw());
     for (let i = 1; i <= 3; i++) await server.claw.bus.out({ bus: "news", payload: { i } });
-    const sse = await openSse(`${server.url}/bus/news/events?after=1`);
+    const sse = await openSse(`${server.url}/bus/news/events?after=1`, server!.auth);
     expect(sse.status).toBe(200);
     await server.claw.bus.out({ bus: "news", payload: { i: 4 } });
     await sse.until(() => sse.events.length === 3);
@@ -80,7 +80,7 @@ describe("GET /bus/<name>/events (SSE)", () => {
   it("resumes from Last-Event-ID, which wins over ?after=", async () => {
     server = await startServer(memClaw());
     for (let i = 1; i <= 5; i++) await server.claw.bus.out({ bus: "r", payload: i });
-    const sse = await openSse(`${server.url}/bus/r/events?after=0`, { "Last-Event-ID": "3" });
+    const sse = await openSse(`${server.url}/bus/r/events?after=0`, { ...server!.auth, "Last-Event-ID": "3" });
     await sse.until(() => sse.events.length === 2);
     expect(sse.events.map((e) => e.data.payload)).toEqual([4, 5]);
     sse.close();
@@ -89,7 +89,7 @@ describe("GET /bus/<name>/events (SSE)", () => {
   it("without a cursor sends only new events", async () => {
     server = await startServer(memClaw());
     await server.claw.bus.out({ bus: "n", payload: "old" });
-    const sse = await openSse(`${server.url}/bus/n/events`);
+    const sse = await openSse(`${server.url}/bus/n/events`, server!.auth);
     await sse.until(() => sse.comments.length > 0); // the stream is open
     await server.claw.bus.out({ bus: "n", payload: "new" });
     await sse.until(() => sse.events.length === 1);
@@ -99,24 +99,24 @@ describe("GET /bus/<name>/events (SSE)", () => {
 
   it("sends heartbeat comments", async () => {
     server = await startServer(memClaw());
-    const sse = await openSse(`${server.url}/bus/quiet/events?heartbeat=1`);
+    const sse = await openSse(`${server.url}/bus/quiet/events?heartbeat=1`, server!.auth);
     await sse.until(() => sse.comments.some((c) => c.startsWith(": ping")), 5000);
     sse.close();
   });
 
   it("rejects a bad bus name or cursor with a 400 error envelope", async () => {
     server = await startServer(memClaw());
-    const bad = await fetch(`${server.url}/bus/${encodeURIComponent("no spaces")}/events`);
+    const bad = await fetch(`${server.url}/bus/${encodeURIComponent("no spaces")}/events`, { headers: server.auth });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ ok: false, error: { code: "invalid_args" } });
-    const cursor = await fetch(`${server.url}/bus/ok/events?after=-3`);
+    const cursor = await fetch(`${server.url}/bus/ok/events?after=-3`, { headers: server.auth });
     expect(cursor.status).toBe(400);
     expect(((await cursor.json()) as any).error.code).toBe("invalid_args");
   });
 
   it("ends the subscription when the client goes", async () => {
     server = await startServer(memClaw());
-    const sse = await openSse(`${server.url}/bus/leave/events`);
+    const sse = await openSse(`${server.url}/bus/leave/events`, server!.auth);
     await sse.until(() => sse.comments.length > 0);
     expect(listenerCount(server, "leave")).toBe(1);
     sse.close();
@@ -125,7 +125,7 @@ describe("GET /bus/<name>/events (SSE)", () => {
 
   it("a paused reader loses nothing: the subscription pauses and catches up on drain", async () => {
     server = await startServer(memClaw());
-    const sse = await openSse(`${server.url}/bus/flood/events?after=0`);
+    const sse = await openSse(`${server.url}/bus/flood/events?after=0`, server!.auth);
     sse.pause();
     const N = 6000;
     const payload = "z".repeat(1000); // ~6 MB: far past the socket buffers

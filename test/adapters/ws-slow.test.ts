@@ -103,7 +103,7 @@ describe("slow WebSocket consumer (real socket)", () => {
     const url = `${http.url.replace("http", "ws")}/ws`;
 
     const received: number[] = [];
-    const first = new WebSocket(url);
+    const first = new WebSocket(url, { headers: { authorization: `Bearer ${policy.token}` } });
     await new Promise((r) => first.once("open", r));
     const frames: any[] = [];
     first.on("message", (d) => frames.push(JSON.parse(d.toString())));
@@ -141,7 +141,7 @@ describe("slow WebSocket consumer (real socket)", () => {
     expect(lastSeq).toBeLessThan(N);
 
     // Resume where the last delivered event was.
-    const second = new WebSocket(url);
+    const second = new WebSocket(url, { headers: { authorization: `Bearer ${policy.token}` } });
     await new Promise((r) => second.once("open", r));
     const done = new Promise<void>((resolve) =>
       second.on("message", (d) => {

@@ -23,7 +23,7 @@ async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<voi
 describe("WebSocket bridge", () => {
   it("answers each envelope, matched by id (string or number)", async () => {
     server = await startServer(memClaw());
-    const c = await wsClient(server.url);
+    const c = await wsClient(server);
     const out = await c.request("out", { bus: "b1", payload: { n: 1 } });
     expect(out).toMatchObject({ ok: true, result: { bus: "b1", seq: 1 } });
     c.raw(JSON.stringify({ op: "read", args: { bus: "b1" }, id: 42 }));
@@ -35,7 +35,7 @@ describe("WebSocket bridge", () => {
 
   it("is pipelined: a long bash does not delay a quick out on the same socket", async () => {
     server = await startServer(memClaw());
-    const c = await wsClient(server.url);
+    const c = await wsClient(server);
     const slow = c.request("bash", { script: "sleep 1.5; echo slow" });
     const quick = await c.request("out", { payload: "quick" });
     expect(quick.ok).toBe(true);
@@ -49,7 +49,7 @@ describe("WebSocket bridge", () => {
 
   it("subscribe pushes the backlog, then live events, with no gap or duplicate", async () => {
     server = await startServer(memClaw());
-    const c = await wsClient(server.url);
+    const c = await wsClient(server);
     for (let i = 1; i <= 5; i++) await server.claw.bus.out({ bus: "s", payload: i });
     const sub = await c.request("subscribe", { bus: "s", after: 2 });
     expect(sub).toMatchObject({ ok: true, result: { bus: "s", lastSeq: 5 } });
@@ -78,7 +78,7 @@ describe("WebSocket bridge", () => {
 
   it("answers invalid JSON with an error frame and keeps the socket open", async () => {
     server = await startServer(memClaw());
-    const c = await wsClient(server.url);
+    const c = await wsClient(server);
     c.raw("{not json");
     c.raw('{"op": 5}');
     c.raw('{"op": "nope", "id": 7}');
@@ -91,7 +91,7 @@ describe("WebSocket bridge", () => {
 
   it("answers an 11 MiB message with payload_too_large and serves the next one", async () => {
     server = await startServer(memClaw());
-    const c = await wsClient(server.url);
+    const c = await wsClient(server);
     c.raw(JSON.stringify({ op: "out", args: { payload: "x".repeat(11 * 1024 * 1024) }, id: "big" }));
     await c.until((f) => f.length >= 1, 20_000);
     expect(c.frames[0]).toMatchObject({ ok: false, error: { code: "payload_too_large" } });
@@ -102,7 +102,7 @@ describe("WebSocket bridge", () => {
   it("closing the socket cancels its subscriptions and kills its running bash", async () => {
     server = await startServer(memClaw());
     const dir = tempDir();
-    const c = await wsClient(server.url);
+    const c = await wsClient(server);
     await c.request("subscribe", { bus: "gone" });
     void c.request("bash", { script: `echo $$ > ${join(dir, "pid")}; sleep 30; touch ${join(dir, "finished")}` });
     await eventually(() => existsSync(join(dir, "pid")) && readFileSync(join(dir, "pid"), "utf8").trim() !== "");
@@ -118,7 +118,7 @@ describe("WebSocket bridge", () => {
 
   it("over the subscription limit answers too_many_requests", async () => {
     server = await startServer(memClaw({ limits: { maxSubscriptions: 2 } }));
-    const c = await wsClient(server.url);
+    const c = await wsClient(server);
     expect((await c.request("subscribe", {})).ok).toBe(true);
     expect((await c.request("subscribe", {})).ok).toBe(true);
     expect((await c.request("subscribe", {})).error.code).toBe("too_many_requests");

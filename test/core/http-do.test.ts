@@ -74,7 +74,7 @@ describe("POST /do", () => {
     expect(withId.body.id).toBe("x-1");
     const text = await fetch(`${server.url}/do`, {
       method: "POST",
-      headers: { "content-type": "text/plain" },
+      headers: { "content-type": "text/plain", ...server.auth },
       body: "{}",
     });
     expect(text.status).toBe(415);
@@ -83,7 +83,7 @@ describe("POST /do", () => {
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe("payload_too_large");
     expect(await server.op("out", { payload: "still here" })).toMatchObject({ ok: true });
-    const notFound = await fetch(`${server.url}/nowhere`);
+    const notFound = await fetch(`${server.url}/nowhere`, { headers: server.auth });
     expect(notFound.status).toBe(404);
     const health = (await (await fetch(`${server.url}/health`)).json()) as any;
     expect(health.ok).toBe(true);
@@ -103,7 +103,10 @@ describe("POST /do", () => {
     const dir = tempDir();
     const pidFile = join(dir, "pid");
     const body = JSON.stringify({ op: "bash", args: { script: `sleep 60 & echo $! > ${pidFile}; wait` } });
-    const req = request(`${server.url}/do`, { method: "POST", headers: { "content-type": "application/json" } });
+    const req = request(`${server.url}/do`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...server.auth },
+    });
     req.on("error", () => {});
     req.end(body);
     let pid = 0;
@@ -125,7 +128,7 @@ describe("POST /do", () => {
 describe("GET /bus/<name>/events", () => {
   it("answers a malformed escape in the bus name with invalid_args, not a 500", async () => {
     server = await startServer(memClaw());
-    const r = await fetch(`${server.url}/bus/%E0%A4%A/events`);
+    const r = await fetch(`${server.url}/bus/%E0%A4%A/events`, { headers: server.auth });
     expect(r.status).toBe(400);
     expect(((await r.json()) as any).error.code).toBe("invalid_args");
   });
@@ -136,16 +139,13 @@ describe("allowed origins", () => {
     const { listenHttp } = await import("../../adapters/http.js");
     const { createAccessPolicy } = await import("../../adapters/security.js");
     const claw = memClaw();
-    const http = await listenHttp(claw, {
-      host: "127.0.0.1",
-      port: 0,
-      policy: createAccessPolicy({ allowedOrigins: ["http://localhost:5173"] }),
-    });
+    const policy = createAccessPolicy({ allowedOrigins: ["http://localhost:5173"] });
+    const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy });
     try {
       const call = (origin: string) =>
         fetch(`${http.url}/do`, {
           method: "POST",
-          headers: { "content-type": "application/json", origin },
+          headers: { "content-type": "application/json", origin, authorization: `Bearer ${policy.token}` },
           body: JSON.stringify({ op: "list_buses" }),
         });
       expect((await call("http://localhost:5173")).status).toBe(200);

@@ -31,7 +31,7 @@ function publishUntilDeath(
       try {
         res = await fetch(`${server.url}/do`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", ...server.auth },
           body: JSON.stringify({ op: "out", args: { bus: "fault", payload } }),
         });
       } catch {

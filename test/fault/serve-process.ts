@@ -4,7 +4,9 @@
  * SIGTERM. The CLI runs from the test suite's shared esbuild bundle of adapters/cli/index.ts.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { cliCommand, ROOT } from "../adapters/cli-run.js";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { cleanEnv, cliCommand, ROOT } from "../adapters/cli-run.js";
 
 /** A running serve process. */
 export interface ServeProcess {
@@ -12,6 +14,10 @@ export interface ServeProcess {
   pid: number;
   /** e.g. http://127.0.0.1:41234 */
   url: string;
+  /** The server token (from its token file, its flags, or the banner when generated in memory). */
+  token: string;
+  /** `{ authorization: "Bearer <token>" }` */
+  auth: Record<string, string>;
   /** Everything printed on stderr so far. */
   stderr(): string;
   /** Resolves with the exit code (null when killed by a signal). */
@@ -40,7 +46,7 @@ export async function startServe(
     const timer = setTimeout(() => reject(new Error(`serve did not start in time; stderr:\n${err}`)), 20_000);
     const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m) {
+      if (m && /^ {2}guide: /m.test(err)) {
         clearTimeout(timer);
         child.stderr!.off("data", onData);
         resolve(m[1]!);
@@ -52,10 +58,12 @@ export async function startServe(
       reject(new Error(`serve exited with ${code} before listening; stderr:\n${err}`));
     });
   });
+  const token = serverToken(db, extraArgs, env, err);
+  const auth = { authorization: `Bearer ${token}` };
   const op = async (name: string, args?: unknown) => {
     const res = await fetch(`${url}/do`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...auth },
       body: JSON.stringify({ op: name, args, id: 1 }),
     });
     return { status: res.status, body: (await res.json()) as any };
@@ -64,6 +72,8 @@ export async function startServe(
     child,
     pid: child.pid!,
     url,
+    token,
+    auth,
     stderr: () => err,
     exited,
     op,
@@ -78,6 +88,22 @@ export async function startServe(
   };
 }
 
+/** The token a started serve uses, found the way a user would find it. */
+function serverToken(db: string, extraArgs: string[], env: NodeJS.ProcessEnv, stderr: string): string {
+  const flag = (name: string) => {
+    const i = extraArgs.indexOf(name);
+    return i >= 0 ? extraArgs[i + 1] : extraArgs.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+  };
+  const fromFile = (path: string) => readFileSync(resolve(ROOT, path), "utf8").trim();
+  const file = flag("--token-file") ?? env.CLAW_TOKEN_FILE;
+  if (file) return fromFile(file);
+  const given = flag("--token") ?? env.CLAW_TOKEN;
+  if (given) return given;
+  const printed = /^ {2}token: +(\S+) {2}\(generated/m.exec(stderr);
+  if (printed) return printed[1]!;
+  return fromFile(`${db}.token`);
+}
+
 /** Spawns serve without waiting (for processes expected to fail at startup). */
 export function spawnServe(
   cli: string[],
@@ -90,15 +116,7 @@ export function spawnServe(
     [...cli.slice(1), "serve", "--listen", "127.0.0.1:0", "--db", db, "--project", "fault", ...extraArgs],
     {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        CLAW_URL: "",
-        CLAW_TOKEN: "",
-        CLAW_LISTEN: "",
-        CLAW_DB: "",
-        OPENROUTER_API_KEY: "test-key",
-        ...env,
-      },
+      env: { ...cleanEnv(), CLAW_LISTEN: "", CLAW_DB: "", OPENROUTER_API_KEY: "test-key", ...env },
       stdio: ["ignore", "ignore", "pipe"],
     },
   );

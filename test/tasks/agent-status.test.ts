@@ -16,8 +16,8 @@ afterEach(async () => {
 function selfUpdate(fields: string): string {
   return [
     "set -e",
-    `v=$(curl -sf "$CLAW_URL/do" -H 'Content-Type: application/json' -d "{\\"op\\":\\"get_task\\",\\"args\\":{\\"taskId\\":\\"$CLAW_TASK_ID\\"}}" | jq .result.version)`,
-    `curl -sf "$CLAW_URL/do" -H 'Content-Type: application/json' -d "{\\"op\\":\\"task_update\\",\\"args\\":{\\"taskId\\":\\"$CLAW_TASK_ID\\",\\"expectedVersion\\":$v,${fields}}}" | jq -c .result.status`,
+    `v=$(curl -sf "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d "{\\"op\\":\\"get_task\\",\\"args\\":{\\"taskId\\":\\"$CLAW_TASK_ID\\"}}" | jq .result.version)`,
+    `curl -sf "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d "{\\"op\\":\\"task_update\\",\\"args\\":{\\"taskId\\":\\"$CLAW_TASK_ID\\",\\"expectedVersion\\":$v,${fields}}}" | jq -c .result.status`,
   ].join("\n");
 }
 

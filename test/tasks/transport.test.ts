@@ -77,7 +77,7 @@ test("an HTTP client that disconnects during check_task abandons its wait; the t
   const req = request(`${server.url}/do`, {
     method: "POST",
     agent: false,
-    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...server.auth },
   });
   req.on("error", () => {});
   req.end(body);
