@@ -79,7 +79,7 @@ describe("strict CLI", () => {
   it("do with a mistyped operation names the closest ones", async () => {
     const server = await startServer(memClaw());
     try {
-      const r = await runCli(["do", "ot", "--url", server.url]);
+      const r = await runCli(["do", "ot", "--url", server.url], { env: { CLAW_TOKEN: server.token } });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^tsclaw: unknown_op: [^\n]*did you mean [^\n]*\bout\b[^\n]*\n$/);
     } finally {
