@@ -3,13 +3,14 @@
  * event per output line through compiled templates, exit and timeout events, process-group kill
  * on timeout or caller abort. Returns only after every event of the run is committed.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import type { BusService } from "../bus/bus-service.js";
 import { DEFAULTS } from "../config/defaults.js";
 import { ClawError } from "../errors.js";
 import type { BashRequest, BashResult } from "./bash-schema.js";
 import { buildBashEnv } from "./env.js";
+import { planInvocation } from "./invocation.js";
 import { LineEventBudget, lineEventSink, type PreparedEvents, Publisher, prepareEvents } from "./line-events.js";
 import { TailBuffer } from "./tail-buffer.js";
 
@@ -104,12 +105,19 @@ export class BashRunner {
       req.env,
       this.options.scrubVars,
     );
-    const child = spawn("bash", ["-c", req.script], {
-      cwd: req.cwd,
-      env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const invocation = planInvocation(req.script, env);
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn("bash", invocation.args, {
+        cwd: req.cwd,
+        env: invocation.env,
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+    } catch (err) {
+      invocation.cleanup();
+      throw spawnError(err);
+    }
     const stdout = new TailBuffer(this.outputCap);
     const stderr = new TailBuffer(this.outputCap);
     const publisher = new Publisher(this.bus);
@@ -148,12 +156,14 @@ export class BashRunner {
       opts.signal?.addEventListener("abort", onAbort, { once: true });
 
       child.on("error", (err) => {
+        invocation.cleanup();
         clearTimeout(timer);
         opts.signal?.removeEventListener("abort", onAbort);
         reject(new ClawError("internal", `could not start bash: ${err.message}`));
       });
       // "close" waits for every holder of the pipes (grandchildren included), as Go's Wait does.
       child.on("close", (code, signal) => {
+        invocation.cleanup();
         clearTimeout(timer);
         if (killTimer) clearTimeout(killTimer);
         if (timedOut || aborted) signalGroup(child.pid, "SIGKILL"); // stragglers that closed their pipes
@@ -193,6 +203,22 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   } catch {
     // the group is already gone
   }
+}
+
+/** What the OS refused at spawn, as the caller's error when it is about the arguments. */
+function spawnError(err: unknown): ClawError {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === "E2BIG")
+    return new ClawError(
+      "invalid_args",
+      "the environment is too large for the OS (E2BIG), even with the script in a file",
+      {
+        issues: [{ path: "env", message: "too large for execve" }],
+      },
+    );
+  if (code === "ERR_INVALID_ARG_VALUE" || code === "ERR_INVALID_ARG_TYPE")
+    return new ClawError("invalid_args", `bash cannot be started with these arguments: ${(err as Error).message}`);
+  return new ClawError("internal", `could not start bash: ${(err as Error)?.message ?? String(err)}`);
 }
 
 function checkCwd(cwd: string): void {

@@ -6,12 +6,26 @@
 import { z } from "zod";
 import { busNameSchema } from "../bus/bus-name.js";
 import { timeoutToMs } from "./duration.js";
+import { jsonDepth, MAX_TEMPLATE_DEPTH } from "./template.js";
+
+// The OS takes C strings: a NUL byte would cut the script, a variable or the path short.
+const osString = (what: string) => z.string().refine((v) => !v.includes("\0"), `${what} must not contain a NUL byte`);
+const envName = z
+  .string()
+  .refine(
+    (k) => k.length > 0 && !k.includes("=") && !k.includes("\0"),
+    "a variable name must be non-empty, without = or NUL",
+  );
 
 /** `{template, bus?}`: one event per occurrence, published with `out`. */
 export const eventSpecSchema = z
   .object({
     template: z
       .unknown()
+      .refine(
+        (t) => jsonDepth(t) <= MAX_TEMPLATE_DEPTH,
+        `a template may be nested at most ${MAX_TEMPLATE_DEPTH} levels deep`,
+      )
       .describe(
         'Any JSON value; every string equal to "{payload}" becomes the value itself, "{payload}" inside a longer string becomes its text. Its event must fit the payload limit (long lines are cut to fit)',
       ),
@@ -22,7 +36,7 @@ export const eventSpecSchema = z
 /** Arguments of a bash run. */
 export const bashArgsSchema = z
   .object({
-    script: z.string().describe("Bash script, run with bash -c in its own process group"),
+    script: osString("script").describe("Bash script, run with bash -c in its own process group"),
     timeout: z
       .union([z.number(), z.string()])
       .optional()
@@ -32,8 +46,11 @@ export const bashArgsSchema = z
         if (typeof ms === "string") ctx.addIssue({ code: "custom", message: ms });
       })
       .describe('Seconds as a number, or a Go duration such as "1.5s", "2m", "1h30m", "300ms". Default: 600 s'),
-    cwd: z.string().optional().describe("Working directory. Default: the server's"),
-    env: z.record(z.string(), z.string()).optional().describe("Variables merged over the inherited environment"),
+    cwd: osString("cwd").optional().describe("Working directory. Default: the server's"),
+    env: z
+      .record(envName, osString("an env value"))
+      .optional()
+      .describe("Variables merged over the inherited environment"),
     stdin: z.string().optional().describe("Text written to the script's stdin (then closed)"),
     stdoutLineEvent: eventSpecSchema.optional().describe("Publish one event per stdout line; {payload} is the line"),
     stderrLineEvent: eventSpecSchema.optional().describe("Publish one event per stderr line; {payload} is the line"),

@@ -12,6 +12,7 @@ export const bashOp = defineOp({
     'Each event spec is `{template, bus?}`. In the template, every string equal to `"{payload}"` becomes the value itself (a line as a string, the exit code as a number, the timeout flag as a boolean); `"{payload}"` inside a longer string becomes the value\'s text.',
     "Lines are split on `\\n` (a trailing `\\r` removed, a final unterminated line included). Every event of the run is committed, in order, before the result returns. Captured stdout/stderr keep the last 1 MiB each (`truncated: true`); every line is still published.",
     "Every event fits the payload limit (default 1 MiB of JSON): a template whose event cannot fit even with an empty value is refused with `invalid_args` before the script starts; a line whose event would pass the limit is cut so that it fits (`linesCut` counts them). A call publishes at most `maxEventsPerCall` line events (default 100 000; `--max-bash-events`, `CLAW_MAX_BASH_EVENTS`); later lines are not published and `eventsDropped` counts them, while the exit and timeout events are still published.",
+    "A NUL byte in `script`, `env` (names or values) or `cwd`, an env name with `=`, and a template nested deeper than 64 levels are `invalid_args`. A script or variable too large for the OS's argument limit (128 KiB each) still runs: the server passes the script through a private file and exports large variables from it.",
     "If the caller goes away, the process group is killed. Provider API keys are removed from the environment.",
   ].join("\n\n"),
   input: bashArgsSchema,
