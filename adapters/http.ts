@@ -97,7 +97,9 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
         );
       if (route === "GET /doc") {
         if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
-        return send(res, 200, claw.doc(), "text/markdown");
+        const op = url.searchParams.get("op") ?? undefined;
+        const section = url.searchParams.get("section") ?? undefined;
+        return send(res, 200, claw.doc({ op, section }), "text/markdown");
       }
       if (url.pathname === "/do") {
         checkAccess(req, policy, { stream: false });

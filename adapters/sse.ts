@@ -9,10 +9,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { busNameSchema } from "../src/bus/bus-name.js";
 import type { StoredEvent } from "../src/bus/event-store.js";
 import type { Claw } from "../src/claw.js";
+import { DEFAULTS } from "../src/config/defaults.js";
 import { ClawError } from "../src/errors.js";
 
 /** Heartbeat interval when the client gives none (`?heartbeat=<seconds>`, 1–300). */
-export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
+export const DEFAULT_SSE_HEARTBEAT_MS = DEFAULTS.sseHeartbeatMs;
 
 const open = new WeakMap<Claw, Set<() => void>>();
 
@@ -71,7 +72,7 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
     connection: "keep-alive",
     "x-accel-buffering": "no",
   });
-  res.write(`retry: 2000\n: tsclaw bus ${bus}, after ${after ?? claw.services.bus.lastSeq(bus)}\n\n`);
+  res.write(`retry: ${DEFAULTS.sseRetryMs}\n: tsclaw bus ${bus}, after ${after ?? claw.services.bus.lastSeq(bus)}\n\n`);
 
   const subscription = claw.services.bus.subscribe(bus, after, (events) => {
     if (res.destroyed) return false;

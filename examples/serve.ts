@@ -22,7 +22,7 @@ const http = await listenHttp(claw, {
   policy,
 });
 const ws = attachWebSocket(claw, http.server, { policy });
-(claw.config as { url?: string }).url = http.url; // bash started by agents finds its way back
+claw.serveAs({ url: http.url }); // bash started by agents finds its way back
 
 console.log(`listening ${http.url}`);
 console.error(`guide: ${http.url}/doc`);

@@ -2,18 +2,21 @@
 import { z } from "zod";
 import type { AnyOpDef } from "./registry.js";
 
+/** One catalog entry: an operation as clients see it. */
+export const catalogEntrySchema = z.object({
+  name: z.string(),
+  group: z.string(),
+  summary: z.string(),
+  aliases: z.array(z.string()),
+  streamingOnly: z.boolean(),
+  errors: z.array(z.string()).describe("Error codes besides the generic ones"),
+  example: z.unknown(),
+  input: z.record(z.string(), z.unknown()).describe("JSON Schema of the arguments"),
+  output: z.record(z.string(), z.unknown()).describe("JSON Schema of the result"),
+});
+
 /** One catalog entry. */
-export interface CatalogEntry {
-  name: string;
-  group: string;
-  summary: string;
-  aliases: string[];
-  streamingOnly: boolean;
-  errors: string[];
-  example: unknown;
-  input: Record<string, unknown>;
-  output: Record<string, unknown>;
-}
+export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
 
 const cache = new WeakMap<readonly AnyOpDef[], CatalogEntry[]>();
 

@@ -8,7 +8,7 @@ import { BusService } from "./bus/bus-service.js";
 import { catalog } from "./catalog.js";
 import { type ClawConfig, type ClawOptions, resolveConfig } from "./config.js";
 import { type CallContext, Dispatcher } from "./dispatch.js";
-import { renderGuide } from "./doc/markdown.js";
+import { type GuideSelection, renderGuide } from "./doc/markdown.js";
 import { createBusHandle } from "./handles/bus-handle.js";
 import type { Caller, OpInput } from "./handles/caller.js";
 import { createSessionHandle } from "./handles/session-handle.js";
@@ -73,8 +73,15 @@ export function createClaw(options: ClawOptions = {}) {
     do: (request: unknown, ctx?: CallContext): Promise<Response> => dispatcher.dispatch(request, ctx),
     /** The JSON Schema catalog. */
     ops: () => catalog(OPS),
-    /** The Markdown guide. */
-    doc: () => renderGuide(OPS, config.url),
+    /** The Markdown guide of this claw's configuration, or one operation's or section's part of it. */
+    doc: (select?: GuideSelection) => renderGuide(OPS, config, select),
+    /**
+     * Tells the claw how it is served, once its server listens and holds its token: bash gets
+     * them as CLAW_URL and CLAW_TOKEN, and the guide names the address and who needs a token.
+     */
+    serveAs(serving: Pick<ClawOptions, "url" | "token" | "access">): void {
+      Object.assign(config, serving);
+    },
     /** @internal Services, for adapters and tests. */
     services,
     /** Stops accepting calls, ends runs (marked interrupted), commits pending events, closes the database. */

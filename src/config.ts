@@ -37,6 +37,14 @@ export interface ModelRetryOptions {
   maxDelayMs?: number;
 }
 
+/** How peers of a server authenticate, for the guide. */
+export interface AccessFacts {
+  /** Who must send `Authorization: Bearer <token>`. */
+  tokenRequiredFrom: "every peer" | "peers not on loopback";
+  /** Where a client finds the token, as a clause ("the token is in /srv/claw.db.token"). */
+  tokenHint: string;
+}
+
 /** Options of {@link createClaw}. Every one is optional. */
 export interface ClawOptions {
   /** SQLite file, or ":memory:". Default: CLAW_DB, else "./claw.db" */
@@ -61,6 +69,8 @@ export interface ClawOptions {
   url?: string;
   /** Token given to bash as CLAW_TOKEN (set by `serve`). Default: none */
   token?: string;
+  /** Who must send a token and where it is, as the guide states it (set by `serve`). Default: no listener, no token */
+  access?: AccessFacts;
   /** Limits. */
   limits?: ClawLimits;
   /** Bus retention. Default: keep everything */
@@ -88,6 +98,7 @@ export interface ClawConfig {
   env: NodeJS.ProcessEnv;
   url?: string;
   token?: string;
+  access?: AccessFacts;
   limits: Required<ClawLimits>;
   retention: RetentionOptions;
   maxTurns: number;
@@ -157,6 +168,7 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
     env,
     url: options.url,
     token: options.token,
+    access: options.access,
     limits: {
       maxPayloadBytes: limits.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes,
       maxBashProcesses: limits.maxBashProcesses ?? DEFAULTS.maxBashProcesses,

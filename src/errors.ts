@@ -1,38 +1,159 @@
 /**
- * The one table of error codes. Each code maps once to an HTTP status and says whether a
- * client may retry the same request unchanged. Never reuse a code for a different meaning.
+ * The one table of error codes. Each code maps once to an HTTP status, says whether a client
+ * may retry the same request unchanged, and what it means for the caller and what to do (the
+ * /doc error table renders it; a code cannot be added without its meaning). Never reuse a code
+ * for a different meaning.
  */
 export const ERROR_TABLE = {
-  invalid_json: { status: 400, retryable: false },
-  invalid_request: { status: 400, retryable: false },
-  invalid_args: { status: 400, retryable: false },
-  unknown_op: { status: 404, retryable: false },
-  not_found: { status: 404, retryable: false },
-  unauthorized: { status: 401, retryable: false },
-  forbidden: { status: 403, retryable: false },
-  unsupported_media_type: { status: 415, retryable: false },
-  payload_too_large: { status: 413, retryable: false },
-  version_conflict: { status: 409, retryable: false },
-  idempotency_conflict: { status: 409, retryable: false },
-  session_busy: { status: 409, retryable: true },
-  receipt_conflict: { status: 409, retryable: false },
-  completion_handoff_required: { status: 422, retryable: false },
-  completion_receipt_required: { status: 422, retryable: false },
-  blocker_required: { status: 422, retryable: false },
-  write_context_mismatch: { status: 422, retryable: false },
-  invalid_transition: { status: 422, retryable: false },
-  unsupported_on_transport: { status: 400, retryable: false },
-  too_many_requests: { status: 429, retryable: true },
-  provider_auth_missing: { status: 503, retryable: false },
-  provider_error: { status: 502, retryable: true },
-  cancelled: { status: 409, retryable: false },
-  storage_unavailable: { status: 503, retryable: true },
-  shutting_down: { status: 503, retryable: true },
-  database_locked: { status: 409, retryable: false },
-  schema_too_new: { status: 500, retryable: false },
-  turn_limit: { status: 422, retryable: false },
-  internal: { status: 500, retryable: true },
-} as const satisfies Record<string, { status: number; retryable: boolean }>;
+  invalid_json: {
+    status: 400,
+    retryable: false,
+    meaning: "The request text is not JSON. Fix the quoting (with curl, put the body in single quotes).",
+  },
+  invalid_request: {
+    status: 400,
+    retryable: false,
+    meaning: 'The envelope is wrong: it must be an object `{"op": string, "args"?: object, "id"?: string|number}`.',
+  },
+  invalid_args: {
+    status: 400,
+    retryable: false,
+    meaning: "An argument is missing, unknown or of the wrong type; `details.issues` lists each `{path, message}`.",
+  },
+  unknown_op: {
+    status: 404,
+    retryable: false,
+    meaning: "No operation has that name; `ops` (or `GET /doc?format=json`) lists them.",
+  },
+  not_found: {
+    status: 404,
+    retryable: false,
+    meaning: "The named session, task or other object does not exist.",
+  },
+  unauthorized: {
+    status: 401,
+    retryable: false,
+    meaning:
+      "No token or a wrong one: send `Authorization: Bearer <token>` (GET streams: `?token=`). `tsclaw serve` keeps it in `<db>.token` beside its database unless it was given one (`--token-file`, `CLAW_TOKEN`); the guide's \"This server\" section says where this server's is.",
+  },
+  forbidden: {
+    status: 403,
+    retryable: false,
+    meaning: "The `Origin` is not allowed, or a local request used a `Host` that is not a loopback name.",
+  },
+  unsupported_media_type: {
+    status: 415,
+    retryable: false,
+    meaning: "`POST /do` needs `Content-Type: application/json`.",
+  },
+  payload_too_large: {
+    status: 413,
+    retryable: false,
+    meaning: "The body, message, line or payload is over its limit (`details.limit`, bytes).",
+  },
+  version_conflict: {
+    status: 409,
+    retryable: false,
+    meaning: "`expectedVersion` is stale; nothing changed. Re-read the task (`details.currentVersion`), decide again.",
+  },
+  idempotency_conflict: {
+    status: 409,
+    retryable: false,
+    meaning:
+      "This `idempotencyKey` was used with different arguments. Use a new key, or resend the original arguments.",
+  },
+  session_busy: {
+    status: 409,
+    retryable: true,
+    meaning: "The session is running and the call cannot wait; retry, or use `steer`/`follow_up`.",
+  },
+  receipt_conflict: {
+    status: 409,
+    retryable: false,
+    meaning: "A different receipt was already stored under this `sessionRef` for the task.",
+  },
+  completion_handoff_required: {
+    status: 422,
+    retryable: false,
+    meaning: "Completing (`done`) needs non-empty `handoff.completed` and `handoff.next`.",
+  },
+  completion_receipt_required: {
+    status: 422,
+    retryable: false,
+    meaning: "Completing (`done`) needs one `receipt`.",
+  },
+  blocker_required: {
+    status: 422,
+    retryable: false,
+    meaning: "`blocked` needs a non-empty `handoff.blockers`.",
+  },
+  write_context_mismatch: {
+    status: 422,
+    retryable: false,
+    meaning: "`writeContext` must equal this server's instance (`server_identity`) and the task's project.",
+  },
+  invalid_transition: {
+    status: 422,
+    retryable: false,
+    meaning: "The task cannot move from its status to the one asked (see `task_update`).",
+  },
+  unsupported_on_transport: {
+    status: 400,
+    retryable: false,
+    meaning: "The operation streams and needs WebSocket or stdio (over HTTP: `read` with `waitMs`, or SSE).",
+  },
+  too_many_requests: {
+    status: 429,
+    retryable: true,
+    meaning: "A limit of concurrent work was reached (bash processes, subscriptions). Retry later.",
+  },
+  provider_auth_missing: {
+    status: 503,
+    retryable: false,
+    meaning: "The model provider's API key is not set on the server (`details.variable` names it).",
+  },
+  provider_error: {
+    status: 502,
+    retryable: true,
+    meaning: "The model provider failed after retries. Retry later.",
+  },
+  cancelled: {
+    status: 409,
+    retryable: false,
+    meaning: "The call or run was cancelled (the caller went away, `abort`, `cancel_task`).",
+  },
+  storage_unavailable: {
+    status: 503,
+    retryable: true,
+    meaning: "The database could not be written (disk full, read-only, locked). Nothing was written; retry later.",
+  },
+  shutting_down: {
+    status: 503,
+    retryable: true,
+    meaning: "The server is stopping; retry against the new process.",
+  },
+  database_locked: {
+    status: 409,
+    retryable: false,
+    meaning: "Another process serves this database file.",
+  },
+  schema_too_new: {
+    status: 500,
+    retryable: false,
+    meaning: "The database was written by a newer tsclaw.",
+  },
+  turn_limit: {
+    status: 422,
+    retryable: false,
+    meaning:
+      "The run used its maximum number of model turns (`details.maxTurns`; the server's `--max-turns`) without a final answer. What it did so far is in the session; prompt again to continue, or ask for less per run.",
+  },
+  internal: {
+    status: 500,
+    retryable: true,
+    meaning: "A bug on the server; it logged the cause. Retrying may help.",
+  },
+} as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 
 /** A stable, snake_case error code from {@link ERROR_TABLE}. */
 export type ErrorCode = keyof typeof ERROR_TABLE;

@@ -4,6 +4,7 @@
  * catalog derive from these definitions.
  */
 import type { z } from "zod";
+import type { ErrorCode } from "./errors.js";
 import type { Services } from "./services.js";
 
 /** Where a request came from. Streaming transports can push event frames. */
@@ -49,8 +50,8 @@ export interface OpDef<N extends string = string, I extends z.ZodType = z.ZodTyp
   output: O;
   /** Example arguments; a test runs each example and expects success. */
   example: z.input<I>;
-  /** Error codes this operation may return besides the generic ones. */
-  errors?: readonly string[];
+  /** Error codes this operation may return besides the generic ones (a typo does not compile). */
+  errors?: readonly ErrorCode[];
   /** True when the operation only works on streaming transports (WebSocket, stdio). */
   streamingOnly?: boolean;
   handler: (args: z.output<I>, ctx: OpContext) => Promise<z.input<O>> | z.input<O>;

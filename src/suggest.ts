@@ -17,7 +17,8 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * Up to `max` names close to `typed`, closest first: within a third of the name's length in
- * edits, or containing it (`ot` → `out`, `list` → `list_buses`).
+ * edits, or containing it (`ot` → `out`, `list` → `list_buses`), and at most one edit worse
+ * than the closest.
  */
 export function closest(typed: string, names: Iterable<string>, max = 3): string[] {
   const t = typed.toLowerCase();
@@ -30,5 +31,10 @@ export function closest(typed: string, names: Iterable<string>, max = 3): string
     else if (t.length >= 2 && (n.startsWith(t) || n.includes(t))) scored.push({ name, score: limit + 1 });
   }
   scored.sort((x, y) => x.score - y.score || x.name.localeCompare(y.name));
-  return scored.slice(0, max).map((s) => s.name);
+  // Far worse candidates than the best one are noise ("chek_task" means check_task, not get_task).
+  const best = scored[0]?.score ?? 0;
+  return scored
+    .filter((s) => s.score <= best + 1)
+    .slice(0, max)
+    .map((s) => s.name);
 }

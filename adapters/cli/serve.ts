@@ -3,6 +3,7 @@
 import { providerKeyStatus } from "../../src/agent/provider.js";
 import { createClaw } from "../../src/claw.js";
 import type { listenAddress } from "../../src/config/parsers.js";
+import type { AccessFacts } from "../../src/config.js";
 import { bindHttp } from "../http.js";
 import { createAccessPolicy } from "../security.js";
 import { attachWebSocket } from "../ws-server.js";
@@ -61,7 +62,13 @@ export async function serve(cl: CommandLine): Promise<number> {
     insecureLoopback,
     allowedOrigins,
   });
-  (claw.config as { token?: string }).token = policy.token;
+  claw.serveAs({
+    token: policy.token,
+    access: {
+      tokenRequiredFrom: insecureLoopback ? "peers not on loopback" : "every peer",
+      tokenHint: serverToken.hint,
+    },
+  });
   const http = bound.attach(claw, { policy });
   const ws = attachWebSocket(claw, http.server, { policy });
   const c = claw.config;

@@ -21,6 +21,9 @@ export const DEFAULTS = {
   maxRequestBytes: 10 * MiB,
   maxSubscriptions: 64,
   maxTurns: 100,
+  /** SSE: comment-line heartbeat interval, and the `retry:` a dropped EventSource waits. */
+  sseHeartbeatMs: 15_000,
+  sseRetryMs: 2000,
   modelRetry: { maxRetries: 4, baseDelayMs: 1000, maxDelayMs: 30_000 },
 } as const;
 

@@ -304,6 +304,20 @@ export const SETTINGS: readonly AnySetting[] = [
     parse: flagOnly,
   }),
   setting({
+    flag: "op",
+    value: "NAME",
+    help: "print only this operation's section",
+    commands: ["doc"],
+    parse: text,
+  }),
+  setting({
+    flag: "section",
+    value: "NAME",
+    help: "print only this section (the guide's intro names them: server, errors, bus, run, …)",
+    commands: ["doc"],
+    parse: text,
+  }),
+  setting({
     flag: "after",
     value: "N",
     help: "start after seq N (0: the whole retained history; default: only new events)",

@@ -1,7 +1,7 @@
 /**
  * Contract sections of the /doc guide (bus, bash templates, session events; the task contracts
- * are in guide-task-sections.ts), each with a worked example. `{URL}` is replaced by the
- * server's URL. Keep these in step with DESIGN.md §4–§7; the registry test checks the headings.
+ * are in guide-task-sections.ts), each with a worked example. `{NAME}` placeholders are filled
+ * from the server's configuration (guide-context.ts); the registry test checks the headings.
  */
 import { COMPLETION, RUN } from "./guide-task-sections.js";
 
@@ -9,8 +9,9 @@ const DO = `curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-
 
 const BUS = `## The bus
 
-An event is \`{bus, seq, ts, payload}\`; the payload is any JSON value (1 MiB at most by default).
-A bus name is 1–200 characters of \`A-Z a-z 0-9 . _ : -\`; the default bus is \`thebus\`. Buses
+An event is \`{bus, seq, ts, payload}\`; the payload is any JSON value ({MAX_PAYLOAD} at most on this
+server, for every publisher).
+A bus name is 1–200 characters of \`A-Z a-z 0-9 . _ : -\`; the default bus is \`{BUS}\`. Buses
 exist as soon as something is published to them.
 
 - \`seq\` is per bus, starts at 1 and grows by one per event, so a jump tells you events in
@@ -54,11 +55,11 @@ const BASH = `## Bash templates
 ends. \`timeout\` is seconds (a number) or a duration such as \`"300ms"\`, \`"1.5s"\`, \`"2m"\`,
 \`"1h30m"\` (default 600 s); on timeout the whole process group, grandchildren included, is killed
 and \`timeout\` is true. \`cwd\`, \`env\` (merged over the server's environment; provider API keys
-are removed) and \`stdin\` are optional. Captured stdout and stderr keep the last 1 MiB each
+are removed) and \`stdin\` are optional. Captured stdout and stderr keep the last {BASH_OUTPUT} each
 (\`truncated: true\` says so). If the caller goes away, the process group is killed.
 
 Four optional specs publish events while it runs, each \`{template, bus?}\` (bus default
-\`thebus\`): \`stdoutLineEvent\` (one event per stdout line), \`stderrLineEvent\` (per stderr line),
+\`{BUS}\`): \`stdoutLineEvent\` (one event per stdout line), \`stderrLineEvent\` (per stderr line),
 \`exitEvent\` (the exit code) and \`timeoutEvent\` (always published at the end, \`true\` or
 \`false\`). The template is any JSON value: every string that is exactly \`"{payload}"\` becomes
 the value itself (a line as a string, the exit code as a number, the timeout flag as a boolean);
@@ -99,7 +100,13 @@ conversation across processes. Every session argument accepts \`sessionId\` or \
 into a running session; \`abort\` stops it. Messages are stored as they complete
 (\`get_messages\`).
 
-While a run goes on, its events are published to the session's bus (default \`thebus\`), each
+**Turn limit.** A turn is one model response; a run takes one turn, plus one more after each
+round of bash calls. A run that reaches {MAX_TURNS} turns (this server's \`--max-turns\`)
+without a final answer ends with status \`error\` and code \`turn_limit\`: the model kept
+calling bash. Everything it did is kept in the session; \`prompt\` again to let it go on, or
+ask for a smaller step.
+
+While a run goes on, its events are published to the session's bus (default \`{BUS}\`), each
 payload carrying \`sessionId\` and \`runId\` (and \`taskId\` when the run is a task):
 
 - lifecycle: \`agent_start\`, \`turn_start\` (\`turn\`), \`tool_execution_start\` (\`callId, name,
@@ -123,7 +130,7 @@ ${DO} '{"op":"read","args":{"bus":"demo-bus","after":0}}'
 The payloads on \`demo-bus\`, in seq order (ids shortened; each also has \`sessionId\` and \`runId\`):
 
 \`\`\`json
-{"type":"agent_start","message":"List the files","model":"openai/gpt-5:online","provider":"openrouter"}
+{"type":"agent_start","message":"List the files","model":"{MODEL}","provider":"{PROVIDER}"}
 {"type":"message","role":"user","text":"List the files"}
 {"type":"turn_start","turn":1}
 {"type":"response.output_item.added","item":{"type":"function_call","name":"bash","call_id":"call_1","arguments":""}}
@@ -142,5 +149,11 @@ Bash run by the agent has \`CLAW_SESSION_ID\`, \`CLAW_SESSION_KEY\`, \`CLAW_BUS\
 service about its own work.
 `;
 
-/** Sections in display order. */
-export const SECTIONS: readonly string[] = [BUS, BASH, SESSIONS, RUN, COMPLETION];
+/** The contract sections by the name `GET /doc?section=` takes, in display order. */
+export const CONTRACT_SECTIONS: Readonly<Record<string, string>> = {
+  bus: BUS,
+  bash: BASH,
+  sessions: SESSIONS,
+  run: RUN,
+  completion: COMPLETION,
+};

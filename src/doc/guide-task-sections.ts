@@ -1,6 +1,6 @@
 /**
- * The task sections of the /doc guide: the run contract and the completion contract (DESIGN §7),
- * each with a worked example. `{URL}` is replaced by the server's URL.
+ * The task sections of the /doc guide: the run contract and the completion contract, each with
+ * a worked example. `{URL}` is replaced by the server's URL.
  */
 
 const DO = `curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d`;

@@ -1,13 +1,15 @@
 /** The hand-written prose of the /doc guide: what the service is and how to call it. Operation reference is generated. */
 
-/** Introduction: what tsclaw is and how to call it. `{URL}` is replaced by the server's URL. */
+/** Introduction: what tsclaw is and how to call it. `{NAME}` placeholders are filled from the server's configuration. */
 export const INTRO = `# tsclaw — user's guide for agents
 
 tsclaw runs LLM agents whose only tool is bash, with durable tasks, conversational sessions and
 an event bus, all in one SQLite file. Every operation below is one JSON request to \`POST /do\`;
 the same request works unchanged over WebSocket (\`/ws\`) and as a stdio JSON line, with the same
 result. This guide is generated from the server's operation registry, so it lists exactly what
-this server can do.
+this server can do. Fetch one part only with \`GET /doc?op=<name>\` (one operation) or
+\`GET /doc?section=<name>\` (one section: {SECTIONS}); the \`doc\` operation takes the same
+\`op\` and \`section\` arguments.
 
 ## Calling an operation
 
@@ -24,7 +26,7 @@ curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: applic
   Act on \`code\` (table below), never on the message text. \`retryable: true\` means the same
   request may succeed later unchanged. No stack traces are ever sent.
 - Over HTTP the status follows the code (200 on success). The body must be
-  \`Content-Type: application/json\`, at most 10 MiB (the server's limit).
+  \`Content-Type: application/json\`, at most {MAX_REQUEST} (this server's limit).
 - Field names are camelCase, operation names snake_case, timestamps epoch milliseconds, ids
   strings.
 - Every request needs \`Authorization: Bearer <token>\`, from this machine too (\`401
@@ -33,12 +35,15 @@ curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: applic
   given one with \`--token-file\` or \`CLAW_TOKEN\`; a 401 answered to this machine says where it
   is. \`?token=\` works only on GET streams (SSE, the WebSocket upgrade). \`GET /health\` and
   \`GET /doc\` need no token. Browsers may call only from the same origin.
+- On this server: {AUTH_LINE}
 - From bash started by tsclaw, \`$CLAW_URL\` points back here and \`$CLAW_TOKEN\` holds a token,
   so a script can call \`curl -s "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" …\`.
 - \`GET /doc?format=json\` (or the \`ops\` operation) returns the JSON Schema of every operation's
   arguments and result. \`GET /health\` answers \`{"ok": true, …}\`.
+`;
 
-### The other ways in
+/** The transports besides POST /do. */
+export const TRANSPORTS = `## The other ways in
 
 - **WebSocket** \`/ws\`: one request envelope per message; responses carry your \`id\` and may
   arrive out of order (requests run concurrently: a long \`bash\` does not delay a quick \`out\`).
@@ -49,12 +54,21 @@ curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: applic
   stops answering is dropped. Clients send the Authorization header with the upgrade (browsers,
   which cannot, use \`?token=\`).
 - **stdio** (\`tsclaw stdio\`): one JSON request per line on stdin, one response line per request
-  on stdout (matched by \`id\`), plus event lines for subscriptions. Lines are split on LF only.
+  on stdout, plus event lines for subscriptions. Requests run concurrently, as on a WebSocket: a
+  long \`bash\` or \`check_task\` does not hold up the lines after it, so responses may come out
+  of order; match them by \`id\`. Each request still sees the effects of every request sent
+  before it (an \`out\` then a \`read\` on the next line finds the event). Lines are split on LF
+  only. At end of input the calls in flight finish, then the process exits 0.
   A subscription whose reader falls far behind gets \`{"event": "subscription_closed", "sub",
   "bus", "lastSeq", "reason": "slow_consumer"}\`; subscribe again with \`after: lastSeq\`.
-- **Server-Sent Events**: \`GET /bus/<name>/events?after=N\` (with the Authorization header, or
-  \`&token=\` for an EventSource) streams a bus (\`id:\` = seq; a
-  reconnecting EventSource resumes from \`Last-Event-ID\`; comment lines are heartbeats).
+- **Server-Sent Events**: \`GET /bus/<name>/events?after=N\` streams a bus: the events after seq
+  \`N\` (\`after=0\`: the whole retained history), then live ones. Without \`after\` only new
+  events come. Each event is \`id: <seq>\` plus one \`data:\` line holding \`{bus, seq, ts,
+  payload}\`. A \`Last-Event-ID\` header wins over \`?after\` (a reconnecting EventSource sends it
+  with the same URL, so it resumes where it stopped). The stream opens with \`retry: {SSE_RETRY_MS}\` (a
+  dropped EventSource reconnects after {SSE_RETRY_MS} ms) and a comment naming the starting seq, and sends a
+  comment line every {SSE_HEARTBEAT_S} s as a heartbeat (\`?heartbeat=<seconds>\`, 1–300, changes it). Browsers
+  cannot set headers on EventSource: pass the token as \`?token=<token>\` (GET streams only).
 - **TypeScript**: \`import { createClaw } from "tsclaw"\` gives the same operations as typed methods.
 - **CLI**: \`tsclaw do <op> '<json args>'\` calls one operation; \`tsclaw tail <bus>\` follows a bus.
 `;

@@ -1,11 +1,12 @@
 /** The Markdown guide served at GET /doc and by the `doc` operation, generated from the registry. */
 
 import { type CatalogEntry, catalog } from "../catalog.js";
-import { ERROR_TABLE, type ErrorCode } from "../errors.js";
+import { ClawError, ERROR_TABLE, type ErrorCode } from "../errors.js";
 import type { AnyOpDef, OpGroup } from "../registry.js";
-import { ERROR_MEANING } from "./error-text.js";
-import { SECTIONS } from "./guide-sections.js";
-import { INTRO } from "./guide-text.js";
+import { closest } from "../suggest.js";
+import { fillVars, type GuideConfig, guideVars, serverSection } from "./guide-context.js";
+import { CONTRACT_SECTIONS } from "./guide-sections.js";
+import { INTRO, TRANSPORTS } from "./guide-text.js";
 import { propertiesTable, resultTable, ShapeIndex } from "./schema-table.js";
 
 const GROUP_TITLES: Record<OpGroup, string> = {
@@ -33,8 +34,7 @@ const GENERIC_ERRORS: readonly ErrorCode[] = [
 
 function errorTable(): string {
   const rows = Object.entries(ERROR_TABLE).map(
-    ([code, e]) =>
-      `| \`${code}\` | ${e.status} | ${e.retryable ? "yes" : "no"} | ${(ERROR_MEANING[code as ErrorCode] ?? "").replace(/\|/g, "\\|")} |`,
+    ([code, e]) => `| \`${code}\` | ${e.status} | ${e.retryable ? "yes" : "no"} | ${e.meaning.replace(/\|/g, "\\|")} |`,
   );
   return [
     "## Error codes",
@@ -90,12 +90,77 @@ function opSection(entry: CatalogEntry, def: AnyOpDef, url: string, shapes: Shap
   return parts.join("\n");
 }
 
-/** The whole guide. `url` is used in curl examples. Default: "http://localhost:8000" */
-export function renderGuide(ops: readonly AnyOpDef[], url = "http://localhost:8000"): string {
+/** Which part of the guide to render: all of it, one operation, or one section. */
+export interface GuideSelection {
+  /** One operation's section (name or alias). */
+  op?: string;
+  /** One section by name (see {@link guideSectionNames}). */
+  section?: string;
+}
+
+type SectionRenderer = (ops: readonly AnyOpDef[], config: GuideConfig) => string;
+
+const SECTIONS: Record<string, SectionRenderer> = {
+  intro: () => INTRO,
+  server: (_ops, config) => serverSection(config),
+  errors: () => errorTable(),
+  operations: (ops) => contents(ops),
+  transports: () => TRANSPORTS,
+  ...Object.fromEntries(Object.entries(CONTRACT_SECTIONS).map(([name, text]) => [name, () => text])),
+};
+
+/** Names `?section=` takes, in the guide's order. */
+export function guideSectionNames(): string[] {
+  return Object.keys(SECTIONS);
+}
+
+function opByName(ops: readonly AnyOpDef[], name: string): AnyOpDef {
+  const def = ops.find((o) => o.name === name || o.aliases?.includes(name));
+  if (def) return def;
+  const suggestions = closest(
+    name,
+    ops.flatMap((o) => [o.name, ...(o.aliases ?? [])]),
+  );
+  const meant = suggestions.length > 0 ? ` (did you mean ${suggestions.join(", ")}?)` : "";
+  throw new ClawError("unknown_op", `unknown operation "${name}"${meant}; GET /doc lists them`, {
+    op: name,
+    suggestions,
+  });
+}
+
+/**
+ * The guide for a server with `config` (its defaults, limits and access; `config.url` in curl
+ * examples), or one part of it. An unknown `op` is `unknown_op`, an unknown `section`
+ * `not_found`, each naming the closest names.
+ */
+export function renderGuide(ops: readonly AnyOpDef[], config: GuideConfig, select: GuideSelection = {}): string {
   const entries = catalog(ops);
+  const vars: Record<string, string> = {
+    ...guideVars(config),
+    SECTIONS: guideSectionNames()
+      .map((n) => `\`${n}\``)
+      .join(", "),
+  };
   const shapes = new ShapeIndex();
-  const out = [INTRO.replaceAll("{URL}", url), errorTable(), contents(ops)];
-  for (const section of SECTIONS) out.push(section.replaceAll("{URL}", url));
+  const opText = (def: AnyOpDef) => opSection(entries.find((e) => e.name === def.name)!, def, vars.URL!, shapes);
+  if (select.op !== undefined && select.section !== undefined)
+    throw new ClawError("invalid_args", "give op or section, not both", {
+      issues: [{ path: "section", message: "op and section exclude each other" }],
+    });
+  if (select.op !== undefined) return fillVars(opText(opByName(ops, select.op)), vars);
+  if (select.section !== undefined) {
+    const render = Object.hasOwn(SECTIONS, select.section) ? SECTIONS[select.section] : undefined;
+    if (!render) {
+      const suggestions = closest(select.section, guideSectionNames());
+      throw new ClawError(
+        "not_found",
+        `no guide section "${select.section}"; sections: ${guideSectionNames().join(", ")}`,
+        { section: select.section, suggestions },
+      );
+    }
+    return fillVars(render(ops, config), vars);
+  }
+  const out = Object.values(SECTIONS).map((render) => render(ops, config));
   out.push(
     "## Operations",
     "",
@@ -106,7 +171,7 @@ export function renderGuide(ops: readonly AnyOpDef[], url = "http://localhost:80
     const inGroup = ops.filter((o) => o.group === group);
     if (inGroup.length === 0) continue;
     out.push(`## ${GROUP_TITLES[group]} operations`, "");
-    for (const def of inGroup) out.push(opSection(entries.find((e) => e.name === def.name)!, def, url, shapes));
+    for (const def of inGroup) out.push(opText(def));
   }
-  return out.join("\n");
+  return fillVars(out.join("\n"), vars);
 }

@@ -1,33 +1,31 @@
 /** Continuity operations: server_identity, continuity_context, memory_add, memory_search. */
 import { z } from "zod";
+import { identitySchema } from "../identity.js";
 import { defineOp } from "../registry.js";
 import type { Services } from "../services.js";
 import { memoryAddInput, memoryEntrySchema, memorySearchInput } from "../tasks/memory-service.js";
 import { handoffSchema, taskRowSchema, taskStatusSchema } from "../tasks/task-schema.js";
 
-const identitySchema = z.object({
-  instance: z.string().describe("Stable id of this instance (stored in its database)"),
-  name: z.string(),
-  version: z.string(),
-  project: z.string().describe("Default project of tasks and memory"),
-  startedAt: z.number(),
-  schemaVersion: z.number().int(),
-  ops: z.array(z.string()),
+const serverIdentitySchema = identitySchema.extend({
+  ops: z.array(z.string()).describe("Names of every operation"),
+  model: z.string().describe("Default model of new sessions and tasks"),
+  provider: z.string().describe("Default model provider"),
 });
 
 function identityOf(services: Services) {
-  return { ...services.identity, ops: services.ops.map((o) => o.name) };
+  const { model, provider } = services.config;
+  return { ...services.identity, ops: services.ops.map((o) => o.name), model, provider };
 }
 
 export const serverIdentityOp = defineOp({
   name: "server_identity",
   group: "continuity",
   summary:
-    "Who this server is: stable instance id, name, version, project, start time, schema version, operation names.",
+    "Who this server is: stable instance id, name, version, project, start time, schema version, operation names, default model and provider.",
   notes:
     "Call it before any write and compare the instance and project with what you expect; task_update's `writeContext` must carry them to complete a task.",
   input: z.object({}).strict(),
-  output: identitySchema,
+  output: serverIdentitySchema,
   example: {},
   handler: (_args, { services }) => identityOf(services),
 });
@@ -46,7 +44,7 @@ export const continuityContextOp = defineOp({
     })
     .strict(),
   output: z.object({
-    identity: identitySchema,
+    identity: serverIdentitySchema,
     openTasks: z.array(taskRowSchema).describe("todo, in_progress, blocked and needs_human tasks, newest first"),
     recentHandoffs: z.array(
       z.object({

@@ -1,7 +1,7 @@
 /** Meta operations: the catalog and the guide. */
 import { z } from "zod";
-import { catalog } from "../catalog.js";
-import { renderGuide } from "../doc/markdown.js";
+import { catalog, catalogEntrySchema } from "../catalog.js";
+import { guideSectionNames, renderGuide } from "../doc/markdown.js";
 import { defineOp } from "../registry.js";
 
 export const opsOp = defineOp({
@@ -10,19 +10,7 @@ export const opsOp = defineOp({
   summary: "The catalog: every operation with its summary, aliases and JSON Schemas of input and output.",
   input: z.object({}).strict(),
   output: z.object({
-    ops: z.array(
-      z.object({
-        name: z.string(),
-        group: z.string(),
-        summary: z.string(),
-        aliases: z.array(z.string()),
-        streamingOnly: z.boolean(),
-        errors: z.array(z.string()),
-        example: z.unknown(),
-        input: z.record(z.string(), z.unknown()),
-        output: z.record(z.string(), z.unknown()),
-      }),
-    ),
+    ops: z.array(catalogEntrySchema),
   }),
   example: {},
   handler: (_args, { services }) => ({ ops: catalog(services.ops) }),
@@ -31,11 +19,22 @@ export const opsOp = defineOp({
 export const docOp = defineOp({
   name: "doc",
   group: "meta",
-  summary: "The Markdown user's guide (the same text as GET /doc).",
-  input: z.object({}).strict(),
+  summary: "The Markdown user's guide (the same text as GET /doc), or one operation's or one section's part of it.",
+  notes:
+    "`op` returns one operation's section (as `GET /doc?op=<name>`), `section` one section of the guide (as `GET /doc?section=<name>`); without either, the whole guide.",
+  input: z
+    .object({
+      op: z.string().optional().describe("One operation's section, by name or alias"),
+      section: z
+        .string()
+        .optional()
+        .describe(`One section by name: ${guideSectionNames().join(", ")}`),
+    })
+    .strict(),
   output: z.object({ markdown: z.string() }),
-  example: {},
-  handler: (_args, { services }) => ({ markdown: renderGuide(services.ops, services.config.url) }),
+  example: { section: "bus" },
+  errors: ["not_found"],
+  handler: (args, { services }) => ({ markdown: renderGuide(services.ops, services.config, args) }),
 });
 
 /** Meta operations. */

@@ -26,7 +26,11 @@ export const startSessionOp = defineOp({
       bus: busNameSchema.default(DEFAULT_BUS).describe('Bus the session publishes to. Default: "thebus"'),
       sessionKey: z.string().min(1).max(200).optional().describe("Your continuity name. Default: the new session's id"),
       name: z.string().optional().describe("Display name"),
-      model: z.string().min(1).optional().describe("Model. Default: the server's (openai/gpt-5:online)"),
+      model: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("Model. Default: the server's (server_identity.model; the guide's \"This server\" section)"),
       provider: z.string().min(1).optional().describe('"openrouter" or "openai". Default: the server\'s'),
       instructions: z.string().optional().describe("System instructions. Default: the built-in agent instructions"),
       streamText: z.boolean().default(false).describe("Also publish response.output_text.delta events. Default: false"),

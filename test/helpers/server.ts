@@ -57,8 +57,7 @@ export async function startServer(claw: Claw, options: TestServerOptions = {}): 
   });
   const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy });
   const ws = attachWebSocket(claw, http.server, { policy });
-  (claw.config as { url?: string }).url = http.url;
-  (claw.config as { token?: string }).token = policy.token;
+  claw.serveAs({ url: http.url, token: policy.token });
   const auth = { authorization: `Bearer ${policy.token}` };
   const post = async (body: unknown, headers: TestHeaders = {}) => {
     const res = await fetch(`${http.url}/do`, {
