@@ -77,6 +77,12 @@ Work tracked here but done elsewhere (by you, another agent, a person) is a task
   \`server_identity\`'s \`instance\` and the task's \`project\` (else \`write_context_mismatch\`). The
   update and the receipt are stored in one transaction; a refused completion leaves no change
   and no receipt.
+- A refused completion names every unmet requirement at once in \`details.missing\`, in this
+  order: \`handoff.completed\`, \`handoff.next\`, \`receipt\` (or \`receipt.<field>\` for a blank
+  field), \`writeContext\` (or \`writeContext.instance\` / \`writeContext.project\` for the field
+  that differs), so one corrected retry suffices; the code is the first unmet one's.
+  \`write_context_mismatch\` never tells the expected values: read them from \`server_identity\`
+  and the task on the server you mean to write to.
 - \`(taskId, sessionRef)\` is unique: sending the same receipt again returns the current task with
   \`replayed: true\`; a different receipt under the same \`sessionRef\` is \`receipt_conflict\`.
 - \`blocked\` needs a non-empty \`handoff.blockers\` (\`blocker_required\`). An agent may set its own

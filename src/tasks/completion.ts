@@ -84,39 +84,69 @@ function phaseFor(t: TaskRecord, to: TaskStatus, runActive: boolean): TaskPhase 
   return runActive ? "waiting_model" : t.phase;
 }
 
-function checkReceipt(r: ReceiptInput): void {
-  const missing = (["sessionRef", "worker", "work"] as const).filter((k) => blank(r[k]));
-  if (missing.length) {
-    throw new ClawError("completion_receipt_required", `the receipt needs non-empty ${missing.join(", ")}`, {
-      missing: missing.map((k) => `receipt.${k}`),
-    });
-  }
+function receiptGaps(r: ReceiptInput): string[] {
+  return (["sessionRef", "worker", "work"] as const).filter((k) => blank(r[k])).map((k) => `receipt.${k}`);
 }
 
-function checkWriteContext(
-  t: TaskRecord,
-  instance: string,
-  wc: TaskUpdateArgs["writeContext"],
-  completing: boolean,
-): void {
-  if (!wc) {
-    if (completing)
+/** The writeContext fields that differ from this server's instance and the task's project. */
+function contextGaps(t: TaskRecord, instance: string, wc: TaskUpdateArgs["writeContext"]): string[] {
+  if (!wc) return ["writeContext"];
+  const gaps: string[] = [];
+  if (wc.instance !== instance) gaps.push("writeContext.instance");
+  if (wc.project !== t.project) gaps.push("writeContext.project");
+  return gaps;
+}
+
+const CONTEXT_HINT =
+  "read server_identity (instance) and the task (project) from the server you mean to write to, and pass both";
+
+/**
+ * Every unmet requirement of a completion at once, in the order the guide lists them (handoff,
+ * receipt, writeContext), so one retry suffices. The code is the first unmet one's. Expected
+ * instance and project are never echoed: the client must read them, which is the check's point.
+ */
+function checkCompletion(t: TaskRecord, instance: string, args: TaskUpdateArgs): void {
+  const missing = (["completed", "next"] as const).filter((k) => blank(args.handoff?.[k])).map((k) => `handoff.${k}`);
+  const handoffMissing = missing.length > 0;
+  const receiptMissing = args.receipt ? receiptGaps(args.receipt) : ["receipt"];
+  missing.push(...receiptMissing);
+  const context = contextGaps(t, instance, args.writeContext);
+  missing.push(...context);
+  if (missing.length === 0) return;
+  const code = handoffMissing
+    ? "completion_handoff_required"
+    : receiptMissing.length > 0
+      ? "completion_receipt_required"
+      : "write_context_mismatch";
+  const parts: string[] = [];
+  if (handoffMissing) parts.push(`non-empty ${missing.filter((m) => m.startsWith("handoff.")).join(" and ")}`);
+  if (receiptMissing[0] === "receipt")
+    parts.push("one receipt {sessionRef, worker, work, next, blockers, tests, gitCheckpoint?}");
+  else if (receiptMissing.length > 0) parts.push(`a receipt with non-empty ${receiptMissing.join(", ")}`);
+  if (context[0] === "writeContext") parts.push("writeContext {instance, project}");
+  else if (context.length > 0) parts.push(`a writeContext whose ${context.join(" and ")} match (${CONTEXT_HINT})`);
+  throw new ClawError(code, `completing a task needs ${parts.join("; ")}. Missing: ${missing.join(", ")}`, {
+    missing,
+  });
+}
+
+/** Outside a completion: a receipt needs its fields, and a writeContext given must match. */
+function checkOtherUpdate(t: TaskRecord, instance: string, args: TaskUpdateArgs): void {
+  if (args.receipt) {
+    const missing = receiptGaps(args.receipt);
+    if (missing.length > 0)
+      throw new ClawError("completion_receipt_required", `the receipt needs non-empty ${missing.join(", ")}`, {
+        missing,
+      });
+  }
+  if (args.writeContext) {
+    const mismatched = contextGaps(t, instance, args.writeContext);
+    if (mismatched.length > 0)
       throw new ClawError(
         "write_context_mismatch",
-        "completing a task needs writeContext {instance, project}: read server_identity and the task, then pass both",
-        { expected: { instance, project: t.project } },
+        `${mismatched.join(" and ")} ${mismatched.length > 1 ? "do" : "does"} not match; ${CONTEXT_HINT}`,
+        { missing: mismatched },
       );
-    return;
-  }
-  if (wc.instance !== instance || wc.project !== t.project) {
-    throw new ClawError(
-      "write_context_mismatch",
-      `writeContext {instance: ${wc.instance}, project: ${wc.project}} does not match this server's instance ${instance} and the task's project ${t.project}; you may be talking to the wrong server or task`,
-      {
-        expected: { instance, project: t.project },
-        got: wc,
-      },
-    );
   }
 }
 
@@ -147,7 +177,6 @@ export function applyUpdate(
     const t = store.get(taskId);
     let body: string | undefined;
     if (receipt) {
-      checkReceipt(receipt);
       body = receiptBody(receipt);
       const prior = store.receiptBody(taskId, receipt.sessionRef);
       if (prior !== undefined) {
@@ -170,23 +199,8 @@ export function applyUpdate(
     const runActive = ctx.runActive(taskId);
     checkTransition({ kind: t.kind, from: t.status, to, runActive });
     const completing = to === "done" && t.status !== "done";
-    checkWriteContext(t, ctx.instance, args.writeContext, completing);
-    if (completing) {
-      const missing = (["completed", "next"] as const).filter((k) => blank(handoff?.[k]));
-      if (missing.length) {
-        throw new ClawError(
-          "completion_handoff_required",
-          `completing a task needs a non-empty handoff.${missing.join(" and handoff.")}`,
-          { missing: missing.map((k) => `handoff.${k}`) },
-        );
-      }
-      if (!receipt)
-        throw new ClawError(
-          "completion_receipt_required",
-          "completing a task needs one receipt {sessionRef, worker, work, next, blockers, tests, gitCheckpoint?}",
-          { missing: ["receipt"] },
-        );
-    }
+    if (completing) checkCompletion(t, ctx.instance, args);
+    else checkOtherUpdate(t, ctx.instance, args);
     if (to === "blocked" && (t.status !== "blocked" || handoff?.blockers !== undefined) && blank(handoff?.blockers)) {
       throw new ClawError(
         "blocker_required",

@@ -1,4 +1,4 @@
-/** The completion contract (seed 003, DESIGN §7): each server guarantee on its own. */
+/** The completion contract: each server guarantee on its own. */
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { memClaw } from "../helpers/claw.js";
@@ -340,5 +340,43 @@ describe("task_update: blocked, done tasks, transitions", () => {
     const t = await claw.task.create({ title: "T" });
     const viaAlias = await claw.do({ op: "task_get", args: { jobId: t.taskId } });
     expect(viaAlias.ok && (viaAlias.result as { taskId: string }).taskId).toBe(t.taskId);
+  });
+});
+
+describe("a refused completion names every unmet requirement at once", () => {
+  test("nothing given: handoff, receipt and writeContext in the guide's order, one round trip", async () => {
+    const t = await claw.task.create({ title: "All missing" });
+    const err = await rejects(claw.task.update({ taskId: t.taskId, expectedVersion: 1, status: "done" }));
+    expect(err.code).toBe("completion_handoff_required");
+    expect(err.details?.missing).toEqual(["handoff.completed", "handoff.next", "receipt", "writeContext"]);
+    // The guide lists them in the same order.
+    const guide = claw.doc({ section: "completion" });
+    const at = ["`handoff.completed`", "`handoff.next`", "one `receipt", "`writeContext {"].map((m) =>
+      guide.indexOf(m),
+    );
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+
+  test("a wrong writeContext names the field that differs and never echoes the expected values", async () => {
+    const t = await claw.task.create({ title: "Wrong server" });
+    const good = completion(claw, t);
+    const wrong = { ...good, writeContext: { instance: "some-other-instance", project: "test" } };
+    const e1 = (await claw.call("task_update", wrong).then(
+      () => undefined,
+      (e) => e,
+    )) as { code: string; message: string; details: Record<string, unknown> };
+    expect(e1.code).toBe("write_context_mismatch");
+    expect(e1.details).toEqual({ missing: ["writeContext.instance"] });
+    expect(e1.message).not.toContain(claw.identity.instance);
+    const both = { ...good, writeContext: { instance: "x", project: "y" }, handoff: undefined };
+    const e2 = await rejects(claw.task.update(both));
+    expect(e2.details?.missing).toEqual([
+      "handoff.completed",
+      "handoff.next",
+      "writeContext.instance",
+      "writeContext.project",
+    ]);
+    expect(JSON.stringify(e2)).not.toContain(claw.identity.instance);
   });
 });
