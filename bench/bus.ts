@@ -10,7 +10,8 @@ import { type Row, row } from "./table.js";
 
 const IN_FLIGHT = 1000;
 
-async function tsclawOut(n: number): Promise<number> {
+/** Milliseconds for `n` in-process `out` calls, 1 000 in flight, into a fresh file database. */
+export async function tsclawOut(n: number): Promise<number> {
   const tmp = tempDir();
   const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench" });
   try {
@@ -56,7 +57,7 @@ export async function run(): Promise<Row[]> {
       unit: "events/s",
       tsclaw: (n / tsMs) * 1000,
       baseline: (n / rawMs) * 1000,
-      target: { op: ">=", value: 0.5 },
+      target: { op: ">=", value: 0.8 },
       note: `${n} events, ${IN_FLIGHT} in flight; raw = better-sqlite3, same table, transactions of ${IN_FLIGHT}`,
     }),
   ];

@@ -2,6 +2,7 @@
  * A load generator in its own process: `concurrency` keep-alive clients POST `total` JSON bodies
  * to a URL as fast as answers come back. Prints one JSON line:
  * {ok, errors, ms, p50, p99} (latencies in ms).
+ * With BENCH_TOKEN set, every request carries it as `Authorization: Bearer …`.
  * Usage: node --import tsx bench/http-load.ts <url> <total> <concurrency>
  */
 import { Agent, request } from "node:http";
@@ -13,6 +14,9 @@ const total = Number(totalArg);
 const concurrency = Number(concArg);
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 const target = new URL(url!);
+const auth: Record<string, string> = process.env.BENCH_TOKEN
+  ? { authorization: `Bearer ${process.env.BENCH_TOKEN}` }
+  : {};
 
 function post(i: number): Promise<number> {
   const body = JSON.stringify({ op: "out", args: { payload: samplePayload(i) }, id: i });
@@ -24,7 +28,7 @@ function post(i: number): Promise<number> {
         port: target.port,
         path: target.pathname,
         method: "POST",
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...auth },
       },
       (res) => {
         res.resume();

@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { listenHttp } from "../adapters/http.js";
-import { createAccessPolicy } from "../adapters/security.js"; // loopback benchmarks: no token
+import { createAccessPolicy } from "../adapters/security.js";
 import { attachWebSocket } from "../adapters/ws-server.js";
 import { createClaw } from "../src/index.js";
 import { childMessages, gc, pool, rssMiB, size, spawnBenchScript, tempDir } from "./measure.js";
@@ -94,13 +94,12 @@ async function tasks(dir: string, n: number): Promise<Row> {
 
 async function stalled(dir: string, n: number): Promise<Row> {
   const claw = createClaw({ db: join(dir, "stall.db"), project: "bench" });
-  const http = await listenHttp(claw, {
-    host: "127.0.0.1",
-    port: 0,
-    policy: createAccessPolicy({ insecureLoopback: true }),
+  const policy = createAccessPolicy({ token: "bench-stall-token" });
+  const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy });
+  const ws = attachWebSocket(claw, http.server, { policy });
+  const child = spawnBenchScript("ws-clients.ts", [`${http.url.replace("http", "ws")}/ws`, "stall", "1", String(n)], {
+    BENCH_TOKEN: policy.token,
   });
-  const ws = attachWebSocket(claw, http.server, { policy: http.policy });
-  const child = spawnBenchScript("ws-clients.ts", [`${http.url.replace("http", "ws")}/ws`, "stall", "1", String(n)]);
   try {
     await childMessages(child).next((m) => m.ready === true);
     const before = settledRss();

@@ -4,6 +4,7 @@
  * once every socket has received `events` event frames. Frames are counted, not parsed, so the
  * client costs the same against either server. In "stall" mode each socket subscribes, then
  * stops reading (a stalled consumer); the server side observes whether it gets cut.
+ * Sends BENCH_TOKEN (when set) as `Authorization: Bearer …` on the upgrade.
  * Usage: node --import tsx bench/ws-clients.ts <url> <tsclaw|raw|stall> <clients> <events>
  */
 import WebSocket from "ws";
@@ -15,7 +16,10 @@ let ready = 0;
 let done = 0;
 
 function open(): void {
-  const ws = new WebSocket(url!, { perMessageDeflate: false });
+  const headers: Record<string, string> = process.env.BENCH_TOKEN
+    ? { authorization: `Bearer ${process.env.BENCH_TOKEN}` }
+    : {};
+  const ws = new WebSocket(url!, { perMessageDeflate: false, headers });
   let count = 0;
   let subscribed = mode === "raw";
   ws.on("open", () => {

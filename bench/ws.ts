@@ -4,11 +4,13 @@
  * subscribers live in a separate process and count frames; time runs from the first publish to
  * the last frame received.
  */
+
+import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { WebSocketServer } from "ws";
 import { listenHttp } from "../adapters/http.js";
-import { createAccessPolicy } from "../adapters/security.js"; // loopback benchmarks: no token
+import { createAccessPolicy } from "../adapters/security.js";
 import { attachWebSocket } from "../adapters/ws-server.js";
 import { type Claw, createClaw } from "../src/index.js";
 import { childMessages, gc, now, pool, SMOKE, size, spawnBenchScript, tempDir } from "./measure.js";
@@ -16,6 +18,8 @@ import { samplePayload } from "./raw-db.js";
 import { type Row, row } from "./table.js";
 
 const CLIENTS = 100;
+// The subscribers send a token (as every peer of a served claw must); the raw server ignores it.
+const TOKEN = randomBytes(24).toString("base64url");
 const BATCH = 1000;
 
 async function fanOut(
@@ -24,7 +28,7 @@ async function fanOut(
   events: number,
   publish: () => Promise<void>,
 ): Promise<number> {
-  const child = spawnBenchScript("ws-clients.ts", [url, mode, String(CLIENTS), String(events)]);
+  const child = spawnBenchScript("ws-clients.ts", [url, mode, String(CLIENTS), String(events)], { BENCH_TOKEN: TOKEN });
   const msgs = childMessages(child);
   await msgs.next((m) => m.ready === true);
   const t0 = now();
@@ -60,12 +64,9 @@ export async function run(): Promise<Row[]> {
   const tsclawSide = async (r: number) => {
     gc();
     const claw = createClaw({ db: join(tmp.dir, `claw-${r}.db`), project: "bench" });
-    const http = await listenHttp(claw, {
-      host: "127.0.0.1",
-      port: 0,
-      policy: createAccessPolicy({ insecureLoopback: true }),
-    });
-    const ws = attachWebSocket(claw, http.server, { policy: http.policy });
+    const policy = createAccessPolicy({ token: TOKEN });
+    const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy });
+    const ws = attachWebSocket(claw, http.server, { policy });
     try {
       tsMs = Math.min(
         tsMs,
