@@ -39,7 +39,8 @@ export function gc(): void {
 /** A fresh temporary directory and its removal. */
 export function tempDir(prefix = "tsclaw-bench-"): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  // Retries: a peer server or a worker thread may still be closing files as the removal starts.
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
 }
 
 /** Runs `worker(i)` for i in [0, total) with at most `concurrency` in flight. */
