@@ -35,9 +35,10 @@ export async function startServe(
   db: string,
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  options: SpawnOptions = {},
 ): Promise<ServeProcess> {
   const cli = await cliCommand();
-  const child = spawnServe(cli, db, extraArgs, env);
+  const child = spawnServe(cli, db, extraArgs, env, options);
   let err = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (c: string) => (err += c));
@@ -104,22 +105,29 @@ function serverToken(db: string, extraArgs: string[], env: NodeJS.ProcessEnv, st
   return fromFile(`${db}.token`);
 }
 
+/** How to start the process. */
+export interface SpawnOptions {
+  /** Limit of open descriptors (`ulimit -n`), to make exhaustion reachable in a test. Default: inherited */
+  nofile?: number;
+}
+
 /** Spawns serve without waiting (for processes expected to fail at startup). */
 export function spawnServe(
   cli: string[],
   db: string,
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  options: SpawnOptions = {},
 ): ChildProcess {
-  return spawn(
-    cli[0]!,
-    [...cli.slice(1), "serve", "--listen", "127.0.0.1:0", "--db", db, "--project", "fault", ...extraArgs],
-    {
-      cwd: ROOT,
-      env: { ...cleanEnv(), CLAW_LISTEN: "", CLAW_DB: "", OPENROUTER_API_KEY: "test-key", ...env },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
+  const argv = [...cli, "serve", "--listen", "127.0.0.1:0", "--db", db, "--project", "fault", ...extraArgs];
+  // bash execs node, so the pid stays the server's.
+  const [command, ...args] =
+    options.nofile === undefined ? argv : ["bash", "-c", `ulimit -n ${options.nofile} && exec "$@"`, "serve", ...argv];
+  return spawn(command!, args, {
+    cwd: ROOT,
+    env: { ...cleanEnv(), CLAW_LISTEN: "", CLAW_DB: "", OPENROUTER_API_KEY: "test-key", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
 }
 
 /** Reads every event of `bus` through /do `read`, page by page. */
