@@ -7,7 +7,9 @@ import type { AddressInfo } from "node:net";
 import type { Claw } from "../src/claw.js";
 import { ClawError, httpStatus } from "../src/errors.js";
 import { encodeResponse, errorResponse, parseJson, type Response } from "../src/wire.js";
+import { type ConnectionGuard, guardConnections } from "./connection-guard.js";
 import { readBody } from "./http-body.js";
+import { parserError, rawErrorResponse } from "./raw-response.js";
 import { type AccessPolicy, checkAccess, createAccessPolicy } from "./security.js";
 import { closeSseStreams, handleSse } from "./sse.js";
 
@@ -145,12 +147,24 @@ export interface BoundHttp {
 
 /** Binds `host`:`port` (port 0 picks a free one); requests are answered once a claw is attached. */
 export function bindHttp(options: { host?: string; port?: number } = {}): Promise<BoundHttp> {
-  const server = createServer();
-  server.keepAliveTimeout = 65_000;
+  // Timeouts are checked every second (Node's default of 30 s lets slow headers linger).
+  const server = createServer({ connectionsCheckingInterval: 1000 });
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    // Malformed bytes: one plain answer with an error envelope, never Node's bare reply or a stack.
+    if (err.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+    socket.end(rawErrorResponse(parserError(err)), () => socket.destroy());
+  });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 8000, options.host, () => {
       server.off("error", reject);
+      // Out of descriptors, accept() fails: a listener keeps that from ending the process.
+      let lastLog = 0;
+      server.on("error", (err) => {
+        if (Date.now() - lastLog < 10_000) return;
+        lastLog = Date.now();
+        process.stderr.write(`tsclaw: accepting a connection failed: ${err.message}\n`);
+      });
       const addr = server.address() as AddressInfo;
       const host =
         !options.host || options.host === "::" || options.host === "0.0.0.0"
@@ -166,15 +180,20 @@ export function bindHttp(options: { host?: string; port?: number } = {}): Promis
         close: () => new Promise<void>((done) => server.close(() => done())),
         attach: (claw, httpOptions = {}) => {
           const policy = httpOptions.policy ?? createAccessPolicy();
+          const limits = claw.config.limits;
+          server.keepAliveTimeout = limits.idleTimeoutMs;
+          server.headersTimeout = limits.headerTimeoutMs; // for the later requests of a keep-alive connection
+          server.requestTimeout = Math.max(300_000, limits.headerTimeoutMs);
+          const guard = guardConnections(server, limits);
           server.on("request", createHttpHandler(claw, { ...httpOptions, policy }));
-          return { server, port: addr.port, url, policy, close: () => closeHttp(server, claw) };
+          return { server, port: addr.port, url, policy, close: () => closeHttp(server, claw, guard) };
         },
       });
     });
   });
 }
 
-function closeHttp(server: Server, claw: Claw): Promise<void> {
+function closeHttp(server: Server, claw: Claw, guard: ConnectionGuard): Promise<void> {
   return new Promise<void>((done) => {
     // Connections that finish their in-flight request become idle: close those as they
     // appear, and cut whatever is left after a grace.
@@ -186,6 +205,7 @@ function closeHttp(server: Server, claw: Claw): Promise<void> {
       done();
     });
     closeSseStreams(claw); // endless responses: end them so the server can close
+    guard.closeFresh(); // connections that never sent a request hold nothing worth waiting for
     server.closeIdleConnections();
   });
 }

@@ -7,7 +7,7 @@
 import type { Claw } from "../src/claw.js";
 import { ClawError } from "../src/errors.js";
 import type { Connection, Transport } from "../src/registry.js";
-import { encodeResponse, errorResponse, parseJson } from "../src/wire.js";
+import { encodeResponse, errorResponse, idOf, parseJson } from "../src/wire.js";
 
 /** What a subscription has delivered so far (for resuming with `after`). */
 export interface DeliveredCursor {
@@ -30,6 +30,11 @@ export interface PeerTransport {
   sendEvent(text: string, sub: string): boolean;
   /** Max subscriptions. */
   maxSubscriptions: number;
+  /**
+   * Calls in flight past which a new frame is answered `too_many_requests` at once (transports
+   * that can pause reading, like stdio, apply backpressure instead). Default: no limit
+   */
+  maxInFlight?: number;
 }
 
 // The frame is built by eventFrameJson in src/ops/bus.ts: {"event":"bus","sub":"…","bus":"…","seq":N,…
@@ -75,6 +80,16 @@ export class Peer {
       value = parseJson(text);
     } catch (err) {
       this.t.sendFrame(encodeResponse(errorResponse(null, err)));
+      return;
+    }
+    const max = this.t.maxInFlight;
+    if (max !== undefined && this.inFlight >= max) {
+      const err = new ClawError(
+        "too_many_requests",
+        `${this.inFlight} calls are in flight on this connection, its limit (--max-calls-per-connection); wait for some answers`,
+        { limit: max, scope: "connection" },
+      );
+      this.t.sendFrame(encodeResponse(errorResponse(idOf(value), err)));
       return;
     }
     this.inFlight++;

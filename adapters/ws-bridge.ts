@@ -30,6 +30,8 @@ export interface WsBridgeOptions {
   maxMessageBytes?: number;
   /** Subscriptions per socket. Default: the claw's limits.maxSubscriptions (64) */
   maxSubscriptions?: number;
+  /** Calls in flight per socket. Default: the claw's limits.maxCallsPerConnection (1024) */
+  maxCallsPerConnection?: number;
 }
 
 /** Close code of a consumer cut at the high-water mark. */
@@ -135,6 +137,7 @@ export function bridgeSocket(claw: Claw, socket: BridgeSocket, options: WsBridge
   const peer = new Peer(claw, {
     transport: "ws",
     maxSubscriptions: options.maxSubscriptions ?? claw.config.limits.maxSubscriptions,
+    maxInFlight: options.maxCallsPerConnection ?? claw.config.limits.maxCallsPerConnection,
     sendFrame: (text) => void send(text),
     sendEvent: (text) => send(text),
   });

@@ -2,12 +2,12 @@
  * The WebSocket endpoint /ws on an HTTP server: checks Origin, Host and token before accepting
  * the upgrade (the same rules as /do), then hands each socket to the bridge.
  */
-import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Claw } from "../src/claw.js";
-import { ClawError, toClawError } from "../src/errors.js";
-import { encodeResponse, errorResponse } from "../src/wire.js";
+import { ClawError } from "../src/errors.js";
+import { refuseSocket } from "./raw-response.js";
 import { type AccessPolicy, checkAccess } from "./security.js";
 import { bridgeSocket, type WsBridgeOptions } from "./ws-bridge.js";
 
@@ -27,13 +27,17 @@ export interface AttachedWebSocket {
   readonly wss: WebSocketServer;
 }
 
-function refuse(socket: Duplex, err: unknown): void {
-  const e = toClawError(err);
-  const body = encodeResponse(errorResponse(null, e));
-  socket.end(
-    `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-  socket.once("finish", () => socket.destroy());
+/** Refuses a handshake that `ws` would refuse with a bare text answer, before it sees it. */
+function checkHandshake(req: IncomingMessage): void {
+  const bad = (why: string) => new ClawError("invalid_request", `not a WebSocket handshake: ${why}`);
+  if (req.method !== "GET") throw bad(`the method must be GET, not ${req.method}`);
+  if ((req.headers.upgrade ?? "").toLowerCase() !== "websocket")
+    throw bad(`Upgrade must be "websocket", not "${String(req.headers.upgrade).slice(0, 40)}"`);
+  const key = req.headers["sec-websocket-key"];
+  if (typeof key !== "string" || !/^[+/0-9A-Za-z]{21}[AQgw]==$/.test(key.trim()))
+    throw bad("Sec-WebSocket-Key must be 16 bytes in base64");
+  const version = req.headers["sec-websocket-version"];
+  if (version !== "13" && version !== "8") throw bad("Sec-WebSocket-Version must be 13");
 }
 
 /**
@@ -52,9 +56,10 @@ export function attachWebSocket(claw: Claw, server: Server, options: WebSocketOp
       const url = new URL(req.url ?? "/", "http://localhost");
       if (url.pathname !== path)
         throw new ClawError("not_found", `no WebSocket endpoint at ${url.pathname}; use ${path}`);
+      checkHandshake(req);
       checkAccess(req, options.policy, { stream: true });
     } catch (err) {
-      refuse(socket, err);
+      refuseSocket(socket, err);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {

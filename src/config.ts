@@ -25,6 +25,16 @@ export interface ClawLimits {
   maxRequestBytes?: number;
   /** Max subscriptions per WebSocket or stdio connection. Default: 64. */
   maxSubscriptions?: number;
+  /** Open connections of the HTTP server in total; more are refused before any work. Default: 10 000, fewer when the descriptor limit is lower. */
+  maxConnections?: number;
+  /** Open connections from one peer address (an IPv6 /64 counts as one). Default: 256. */
+  maxConnectionsPerPeer?: number;
+  /** Milliseconds a connection may take to send a request's headers. Default: 10 000. */
+  headerTimeoutMs?: number;
+  /** Milliseconds a keep-alive connection may sit idle between requests. Default: 65 000. */
+  idleTimeoutMs?: number;
+  /** Calls in flight on one WebSocket connection (`too_many_requests` beyond). Default: 1024. */
+  maxCallsPerConnection?: number;
 }
 
 /** Retry policy of model calls (429, 5xx, network errors; never 401/403). */
@@ -177,6 +187,11 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
       maxEventsPerCall: limits.maxEventsPerCall ?? DEFAULTS.maxEventsPerCall,
       maxRequestBytes: limits.maxRequestBytes ?? DEFAULTS.maxRequestBytes,
       maxSubscriptions: limits.maxSubscriptions ?? DEFAULTS.maxSubscriptions,
+      maxConnections: limits.maxConnections ?? DEFAULTS.maxConnections,
+      maxConnectionsPerPeer: limits.maxConnectionsPerPeer ?? DEFAULTS.maxConnectionsPerPeer,
+      headerTimeoutMs: limits.headerTimeoutMs ?? DEFAULTS.headerTimeoutMs,
+      idleTimeoutMs: limits.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs,
+      maxCallsPerConnection: limits.maxCallsPerConnection ?? DEFAULTS.maxCallsPerConnection,
     },
     retention: options.retention ?? {},
     maxTurns: options.maxTurns ?? DEFAULTS.maxTurns,

@@ -121,6 +121,14 @@ export class Dispatcher {
     let result: unknown;
     try {
       result = await op.handler(parsed.data, opCtx);
+    } catch (err) {
+      // A call cut short by shutdown is worth retrying against the next process; "cancelled" is
+      // for callers that went away, and it tells a client not to retry.
+      if (this.closing && err instanceof ClawError && err.code === "cancelled")
+        throw new ClawError("shutting_down", "the server shut down during this call; retry against the new process", {
+          cut: err.message,
+        });
+      throw err;
     } finally {
       link?.release();
       if (--this.inFlight === 0 && this.idleWaiters.length > 0) {

@@ -105,7 +105,19 @@ export const ERROR_TABLE = {
   too_many_requests: {
     status: 429,
     retryable: true,
-    meaning: "A limit of concurrent work was reached (bash processes, subscriptions). Retry later.",
+    meaning:
+      "A limit was reached: bash processes, subscriptions, calls in flight on one connection, or open connections (`details.scope`: `total`, `peer`, `connection`). Retry later, or close connections you do not use.",
+  },
+  request_timeout: {
+    status: 408,
+    retryable: true,
+    meaning:
+      "The request's headers did not arrive within the header timeout (`--header-timeout`); the connection was closed. Send the whole request at once.",
+  },
+  headers_too_large: {
+    status: 431,
+    retryable: false,
+    meaning: "The request's headers are larger than the server accepts; send fewer or shorter headers.",
   },
   provider_auth_missing: {
     status: 503,

@@ -92,9 +92,9 @@ export async function serve(cl: CommandLine): Promise<number> {
       if (stopping) return;
       stopping = true;
       log(`tsclaw: ${signal}: shutting down`);
+      const closed = http.close(); // no new connections; silent and idle ones closed now
+      await claw.close(); // calls in flight answer (shutting_down) while their sockets are open
       ws.close();
-      const closed = http.close();
-      await claw.close();
       await closed;
       resolve(0);
     };

@@ -20,6 +20,11 @@ export const DEFAULTS = {
   maxEventsPerCall: 100_000,
   maxRequestBytes: 10 * MiB,
   maxSubscriptions: 64,
+  maxConnections: 10_000,
+  maxConnectionsPerPeer: 256,
+  headerTimeoutMs: 10_000,
+  idleTimeoutMs: 65_000,
+  maxCallsPerConnection: 1024,
   maxTurns: 100,
   /** SSE: comment-line heartbeat interval, and the `retry:` a dropped EventSource waits. */
   sseHeartbeatMs: 15_000,
