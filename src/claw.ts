@@ -46,6 +46,7 @@ export function createClaw(options: ClawOptions = {}) {
   const services: Services = { config, db, identity, bus, bash, sessions, tasks, memory, ops: OPS };
   const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs);
   const call = ((name: string, args: unknown, ctx?: CallContext) => dispatcher.call(name, args, ctx)) as Caller;
+  sessions.start();
   tasks.start();
 
   let closing: Promise<void> | undefined;

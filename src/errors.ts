@@ -65,7 +65,7 @@ export const ERROR_TABLE = {
   session_busy: {
     status: 409,
     retryable: true,
-    meaning: "The session is running and the call cannot wait; retry, or use `steer`/`follow_up`.",
+    meaning: "The session is busy and the call cannot wait for its turn; retry, or use `steer`/`follow_up`.",
   },
   receipt_conflict: {
     status: 409,
@@ -127,7 +127,14 @@ export const ERROR_TABLE = {
   provider_error: {
     status: 502,
     retryable: true,
-    meaning: "The model provider failed after retries. Retry later.",
+    meaning:
+      "The model provider failed: `details.providerCode` and `details.status` say how. Rate limits, 5xx and network errors were retried already; quota, auth and bad requests are not retried.",
+  },
+  model_incomplete: {
+    status: 502,
+    retryable: false,
+    meaning:
+      "The model stopped before finishing (`details.reason`, e.g. `max_output_tokens`); the partial answer is stored.",
   },
   cancelled: {
     status: 409,

@@ -1,27 +1,24 @@
 /**
  * One run of the agent loop: user message → streamed model turn → each function call run in
- * order → outputs appended → next turn, until the model answers without a tool call. Steering
+ * order → outputs appended → next turn, until the model answers without a tool call. Every
+ * output item is stored verbatim as it arrives in the response and replayed unchanged. Steering
  * lands at turn boundaries (calls not yet started get a "skipped" output), follow-ups when the
- * run would end. Every message is persisted as it completes.
+ * run would end; both come from the session's durable queue.
  */
 import type OpenAI from "openai";
 import type { BashRunner } from "../bash/bash-runner.js";
 import type { ClawConfig } from "../config.js";
 import { ClawError, toClawError } from "../errors.js";
-import { bashTool, parseToolArgs, runBashTool, type ToolOutcome } from "./bash-tool.js";
+import { bashTool } from "./bash-tool.js";
 import { contextMessages, toInput } from "./history.js";
 import { DEFAULT_INSTRUCTIONS } from "./instructions.js";
-import { withModelRetry } from "./model-retry.js";
-import { type ModelCall, streamTurn } from "./responses-stream.js";
-import { eventSizedResult, type RunEvents } from "./run-events.js";
-import type { RunResult, Session, Usage } from "./session-schemas.js";
+import type { ModelCaller } from "./model-call.js";
+import { callOf, type ModelCall } from "./output-items.js";
+import type { RunEvents } from "./run-events.js";
+import { runCalls } from "./run-tools.js";
+import type { RunResult, Session } from "./session-schemas.js";
 import type { SessionStore } from "./session-store.js";
-
-/** Messages waiting for a session's run. */
-export interface SessionQueues {
-  steering: string[];
-  followUp: string[];
-}
+import { addUsage, zeroUsage } from "./usage.js";
 
 /** Everything one run needs. */
 export interface AgentRunDeps {
@@ -29,8 +26,8 @@ export interface AgentRunDeps {
   store: SessionStore;
   bash: BashRunner;
   client: OpenAI;
+  model: ModelCaller;
   events: RunEvents;
-  queues: SessionQueues;
 }
 
 /** One run's identity and control. */
@@ -41,56 +38,51 @@ export interface AgentRunContext {
   signal: AbortSignal;
 }
 
+/** Where the run's first user message comes from: given text, or a queued prompt (its row id). */
+export type RunMessage = { text: string } | { queuedId: number };
+
 /** Runs the loop to its end; never throws (failures become the result's status and error). */
-export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, message: string): Promise<RunResult> {
-  const { store, events, queues, config } = deps;
+export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first: RunMessage): Promise<RunResult> {
+  const { store, events, config } = deps;
   const { session, runId, signal } = ctx;
-  const usage: Usage = { input: 0, output: 0, total: 0 };
+  const usage = zeroUsage();
   let turns = 0;
   let toolCalls = 0;
   let lastText = "";
+  let lastFinal = false;
+  let refusal = false;
   let status: RunResult["status"];
   let error: RunResult["error"];
 
-  const addUser = (text: string, via?: "steering" | "follow_up") => {
-    const m = store.append(session.sessionId, { runId, role: "user", text });
-    events.emit("message", { role: "user", text, messageId: m.id, ...(via ? { via } : {}) });
-  };
-  const drain = (queue: string[], via: "steering" | "follow_up", count = queue.length): boolean => {
-    const taken = queue.splice(0, count);
-    for (const text of taken) addUser(text, via);
+  // Takes queued messages of a kind into the history (one transaction each) and announces them.
+  const deliver = (kind: "steer" | "follow_up", limit?: number): boolean => {
+    const taken = store.queue.deliver(session.sessionId, runId, kind, limit);
+    for (const m of taken)
+      events.emit({
+        type: "message",
+        role: "user",
+        text: m.text ?? "",
+        messageId: m.id,
+        via: kind === "steer" ? "steering" : "follow_up",
+      });
     return taken.length > 0;
   };
-  const contextEnv = (): Record<string, string | undefined> => ({
-    CLAW_SESSION_ID: session.sessionId,
-    CLAW_SESSION_KEY: session.sessionKey,
-    CLAW_TASK_ID: ctx.taskId,
-    CLAW_BUS: session.bus,
-    CLAW_URL: config.url,
-    CLAW_TOKEN: config.token,
-  });
-  const finishCall = (call: ModelCall, outcome: ToolOutcome, extra: Record<string, unknown> = {}) => {
-    store.append(session.sessionId, {
-      runId,
-      role: "tool_result",
-      callId: call.callId,
-      name: call.name,
-      result: outcome.result,
-      isError: outcome.isError,
-    });
-    events.emit("tool_execution_end", {
-      callId: call.callId,
-      name: call.name,
-      result: eventSizedResult(outcome.result),
-      isError: outcome.isError,
-      ...extra,
-    });
-  };
 
-  events.emit("agent_start", { message, model: session.model, provider: session.provider });
+  const firstText = "text" in first ? first.text : (store.queue.text(first.queuedId) ?? "");
+  events.emit({ type: "agent_start", message: firstText, model: session.model, provider: session.provider });
   try {
-    addUser(message);
-    drain(queues.steering, "steering");
+    const m =
+      "text" in first
+        ? store.append(session.sessionId, { runId, role: "user", text: first.text })
+        : store.queue.deliverPrompt(first.queuedId, runId);
+    events.emit({
+      type: "message",
+      role: "user",
+      text: m.text ?? "",
+      messageId: m.id,
+      ...("queuedId" in first ? { via: "queue" as const } : {}),
+    });
+    deliver("steer");
     for (;;) {
       if (turns >= config.maxTurns)
         throw new ClawError(
@@ -99,93 +91,75 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, messa
           { maxTurns: config.maxTurns },
         );
       turns++;
-      events.emit("turn_start", { turn: turns });
-      const input = toInput(contextMessages(store.allMessages(session.sessionId)));
-      const out = await withModelRetry(
-        () =>
-          streamTurn(deps.client, {
-            model: session.model,
-            instructions: session.instructions ?? DEFAULT_INSTRUCTIONS,
-            input,
-            tools: [bashTool],
-            signal,
-            streamText: session.streamText,
-            onEvent: (e) => events.raw(e),
-          }),
+      events.emit({ type: "turn_start", turn: turns });
+      const out = await deps.model.turn(
+        deps.client,
         {
-          policy: config.modelRetry,
+          model: session.model,
+          instructions: session.instructions ?? DEFAULT_INSTRUCTIONS,
+          input: toInput(contextMessages(store.allMessages(session.sessionId))),
+          tools: [bashTool],
           signal,
+          streamText: session.streamText,
+          onEvent: (e) => events.raw(e),
+        },
+        {
+          provider: session.provider,
+          policy: config.modelRetry,
           onRetry: ({ attempt, delayMs, failure }) =>
-            events.emit("retry", {
+            events.emit({
+              type: "retry",
               turn: turns,
               attempt,
               delayMs,
-              status: failure.status,
+              ...(failure.status !== undefined ? { status: failure.status } : {}),
               error: { code: failure.error.code, message: failure.error.message },
             }),
         },
       );
-      usage.input += out.usage.input;
-      usage.output += out.usage.output;
-      usage.total += out.usage.total;
+      addUsage(usage, out.usage);
 
+      // Stored in output order, one transaction per item, before any call runs.
       const calls: ModelCall[] = [];
-      for (const o of out.outputs) {
-        if (o.kind === "text") {
-          const m = store.append(session.sessionId, { runId, role: "assistant", text: o.text });
-          events.emit("message", { role: "assistant", text: o.text, messageId: m.id });
-          lastText = o.text;
-        } else {
-          const parsed = parseToolArgs(o.arguments);
-          store.append(session.sessionId, {
-            runId,
-            role: "tool_call",
-            callId: o.callId,
-            name: o.name,
-            args: parsed.error ? o.arguments : parsed.args,
+      for (const item of out.items) {
+        const stored = store.appendItem(session.sessionId, runId, item);
+        const call = callOf(item);
+        if (call) calls.push(call);
+        if (stored.role === "assistant") {
+          const text = stored.text ?? "";
+          events.emit({
+            type: "message",
+            role: "assistant",
+            text,
+            messageId: stored.id,
+            ...(stored.phase ? { phase: stored.phase } : {}),
+            ...(stored.refusal ? { refusal: true } : {}),
           });
-          calls.push(o);
+          // A final answer wins over commentary that comes after it in the same run.
+          const final = stored.phase !== "commentary";
+          if (text !== "" && (final || !lastFinal)) {
+            lastText = text;
+            lastFinal = final;
+            refusal = stored.refusal === true;
+          }
+        } else if (stored.role === "reasoning" && stored.text) {
+          events.emit({ type: "message", role: "reasoning", text: stored.text, messageId: stored.id });
         }
       }
-
-      for (const call of calls) {
-        if (queues.steering.length > 0) {
-          finishCall(
-            call,
-            {
-              result: {
-                error: { code: "skipped", message: "skipped: the user sent a new message before this call started" },
-              },
-              isError: true,
-            },
-            { skipped: true },
-          );
-          continue;
-        }
-        toolCalls++;
-        const parsed = parseToolArgs(call.arguments);
-        events.emit("tool_execution_start", {
-          callId: call.callId,
-          name: call.name,
-          args: parsed.error ? call.arguments : parsed.args,
-        });
-        let outcome: ToolOutcome;
-        try {
-          outcome = await runBashTool(deps.bash, call.name, call.arguments, { signal, contextEnv: contextEnv() });
-        } catch (err) {
-          finishCall(call, {
-            result: { error: { code: "cancelled", message: "the run was aborted while this call was running" } },
-            isError: true,
-          });
-          throw err;
-        }
-        finishCall(call, outcome);
+      if (out.status === "incomplete") {
+        throw new ClawError(
+          "model_incomplete",
+          `the model stopped before finishing its answer (${out.incompleteReason ?? "no reason given"}); the partial answer is kept`,
+          { reason: out.incompleteReason ?? null },
+        );
       }
 
-      if (drain(queues.steering, "steering")) continue;
+      toolCalls += await runCalls(deps, ctx, calls);
+
+      if (deliver("steer")) continue;
       if (calls.length > 0) continue;
       // One follow-up at a time, each answered before the next is delivered.
-      if (drain(queues.followUp, "follow_up", 1)) continue;
+      if (deliver("follow_up", 1)) continue;
       break;
     }
     status = lastText !== "" ? "completed" : "completed_no_summary";
@@ -199,6 +173,7 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, messa
       error = {
         code: e.code,
         message: err instanceof ClawError ? e.message : `internal error: ${(err as Error)?.message ?? String(err)}`,
+        ...(err instanceof ClawError && e.details ? { details: e.details } : {}),
       };
       if (!(err instanceof ClawError))
         config.log(`tsclaw: run ${runId} failed: ${(err as Error)?.stack ?? String(err)}`);
@@ -206,7 +181,17 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, messa
   }
   const result: RunResult = { sessionId: session.sessionId, runId, status, text: lastText, usage, turns, toolCalls };
   if (error) result.error = error;
+  if (refusal) result.refusal = true;
   store.endRun(runId, { status, turns, toolCalls, usage, error });
-  events.emit("agent_end", { status, ...(error ? { error } : {}), text: lastText, usage, turns, toolCalls });
+  events.emit({
+    type: "agent_end",
+    status,
+    ...(error ? { error } : {}),
+    text: lastText,
+    ...(refusal ? { refusal } : {}),
+    usage,
+    turns,
+    toolCalls,
+  });
   return result;
 }

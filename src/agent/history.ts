@@ -1,6 +1,7 @@
 /**
  * Builds the Responses `input` from stored messages: the full history every turn (no
- * previous_response_id), restarting at the newest summary after a compaction.
+ * previous_response_id), restarting at the newest summary after a compaction. Items the
+ * provider sent are replayed exactly as stored; rows older than that keep their plain form.
  */
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import type { Message } from "./session-schemas.js";
@@ -25,14 +26,32 @@ export function contextMessages(messages: readonly Message[]): Message[] {
   return messages.slice(start);
 }
 
+const INTERRUPTED = toolOutputText({
+  error: { code: "interrupted", message: "the run ended before this call finished" },
+});
+
+/** True for rows that start a new input turn (the model's items of one response end there). */
+const startsTurn = (m: Message | undefined) => m === undefined || m.role === "user" || m.role === "summary";
+
 /**
- * Converts messages to input items. A tool call whose result was never stored (the process died
- * mid-call) gets a synthetic error output so the history stays valid for the API.
+ * Converts messages to input items. Two repairs keep any stored history valid for the API: a
+ * tool call whose result was never stored (the process died mid-call, or a fork cut between
+ * them) gets an `interrupted` output at the end of its turn, and a reasoning item with nothing
+ * of its response after it (a cut history) or without encrypted content (a stateless request
+ * cannot refer to it) is left out.
  */
 export function toInput(messages: readonly Message[]): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
   const answered = new Set(messages.filter((m) => m.role === "tool_result").map((m) => m.callId));
-  for (const m of messages) {
+  let unanswered: string[] = [];
+  const flushUnanswered = () => {
+    for (const callId of unanswered) items.push({ type: "function_call_output", call_id: callId, output: INTERRUPTED });
+    unanswered = [];
+  };
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (startsTurn(m)) flushUnanswered();
+    const raw = m.item as ResponseInputItem | undefined;
     switch (m.role) {
       case "user":
         items.push({ type: "message", role: "user", content: m.text ?? "" });
@@ -41,29 +60,33 @@ export function toInput(messages: readonly Message[]): ResponseInputItem[] {
         items.push({ type: "message", role: "user", content: SUMMARY_PREFIX + (m.text ?? "") });
         break;
       case "assistant":
-        items.push({ type: "message", role: "assistant", content: m.text ?? "" });
+        items.push(raw ?? { type: "message", role: "assistant", content: m.text ?? "" });
+        break;
+      case "reasoning": {
+        const next = messages[i + 1];
+        const followed = next !== undefined && !startsTurn(next) && next.role !== "tool_result";
+        if (raw && followed && typeof m.item?.encrypted_content === "string") items.push(raw);
+        break;
+      }
+      case "item":
+        if (raw) items.push(raw);
         break;
       case "tool_call":
-        items.push({
-          type: "function_call",
-          call_id: m.callId!,
-          name: m.name ?? "bash",
-          arguments: typeof m.args === "string" ? m.args : JSON.stringify(m.args ?? {}),
-        });
-        if (!answered.has(m.callId)) {
-          items.push({
-            type: "function_call_output",
+        items.push(
+          raw ?? {
+            type: "function_call",
             call_id: m.callId!,
-            output: toolOutputText({
-              error: { code: "interrupted", message: "the run ended before this call finished" },
-            }),
-          });
-        }
+            name: m.name ?? "bash",
+            arguments: typeof m.args === "string" ? m.args : JSON.stringify(m.args ?? {}),
+          },
+        );
+        if (!answered.has(m.callId)) unanswered.push(m.callId!);
         break;
       case "tool_result":
         items.push({ type: "function_call_output", call_id: m.callId!, output: toolOutputText(m.result) });
         break;
     }
   }
+  flushUnanswered();
   return items;
 }

@@ -1,7 +1,9 @@
 /**
- * Retry of model calls: 429, 408, 5xx and network failures are retried with exponential backoff
- * (Retry-After honoured, capped); auth and other client errors are not. Every failure ends up as
- * a ClawError so a run can report `{code, message}`.
+ * Retry of model calls: only what can clear is retried (a 429 that is not `insufficient_quota`,
+ * honouring Retry-After; 5xx; network errors; a stream cut before `response.completed`), with
+ * exponential backoff. Everything else (quota, 400, 401, 403, 404, `response.failed`, a stream
+ * `error` event) ends the run at once as `provider_error` with the provider's code. Every failure
+ * ends up as a ClawError so a run can report `{code, message, details}`.
  */
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type { ModelRetryOptions } from "../config.js";
@@ -17,6 +19,12 @@ export interface ModelFailure {
   retryAfterMs?: number;
 }
 
+/** The provider's own code of an API error (`insufficient_quota`, `rate_limit_exceeded`, …). */
+function providerCodeOf(err: APIError): string | null {
+  const code = err.code ?? err.type;
+  return typeof code === "string" && code !== "" ? code : null;
+}
+
 /** Classifies anything a model call threw. */
 export function classifyModelError(err: unknown): ModelFailure {
   if (err instanceof ClawError) return { error: err, retryable: err.code === "provider_error" && err.retryable };
@@ -30,15 +38,25 @@ export function classifyModelError(err: unknown): ModelFailure {
   }
   if (err instanceof APIError) {
     const status = err.status;
-    if (status === undefined)
-      return { error: new ClawError("provider_error", `model stream error: ${err.message}`), retryable: true };
-    const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    const hint = status === 401 || status === 403 ? " (check the API key and the provider)" : "";
+    const providerCode = providerCodeOf(err);
+    const providerMessage = (err.error as { message?: unknown } | undefined)?.message ?? err.message;
+    const details = { status: status ?? null, providerCode, providerMessage };
+    if (status === undefined) {
+      // The SDK throws a stream `error` event as a status-less APIError.
+      return {
+        error: new ClawError("provider_error", `the model stream reported an error: ${err.message}`, details, false),
+        retryable: false,
+      };
+    }
+    const quota = providerCode === "insufficient_quota" || err.type === "insufficient_quota";
+    const retryable = (status === 429 && !quota) || status >= 500;
+    const hint =
+      status === 401 || status === 403 ? " (check the API key and the provider)" : quota ? " (billing or quota)" : "";
     return {
       error: new ClawError(
         "provider_error",
         `the model provider answered ${status}: ${err.message}${hint}`,
-        { status },
+        details,
         retryable,
       ),
       retryable,
@@ -46,10 +64,19 @@ export function classifyModelError(err: unknown): ModelFailure {
       retryAfterMs: retryAfterMs(err.headers),
     };
   }
+  // Undici's "terminated" and friends: the connection broke while the body streamed.
   return {
-    error: new ClawError("provider_error", `model call failed: ${(err as Error)?.message ?? String(err)}`),
+    error: new ClawError("provider_error", `model call failed: ${(err as Error)?.message ?? String(err)}`, {
+      network: true,
+    }),
     retryable: true,
   };
+}
+
+/** True when a provider rejected the `include` parameter (the encrypted reasoning request). */
+export function refusesInclude(err: unknown): boolean {
+  if (!(err instanceof APIError) || err.status !== 400) return false;
+  return err.param === "include" || /\binclude\b|encrypted_content/i.test(err.message);
 }
 
 /** Parses `retry-after-ms` / `retry-after` (seconds or an HTTP date). */

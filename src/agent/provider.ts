@@ -6,17 +6,51 @@ import { ClawError } from "../errors.js";
 export interface ProviderInfo {
   baseURL: string;
   keyVar: string;
+  /** Model of sessions that name this provider but no model. */
+  defaultModel: string;
 }
 
-/** Known providers. Any Responses-compatible server works through `baseURL`. */
+/** Known providers. Any Responses-compatible server works through the claw's own `baseURL`. */
 export const PROVIDERS: Record<string, ProviderInfo> = {
-  openrouter: { baseURL: "https://openrouter.ai/api/v1", keyVar: "OPENROUTER_API_KEY" },
-  openai: { baseURL: "https://api.openai.com/v1", keyVar: "OPENAI_API_KEY" },
+  openrouter: {
+    baseURL: "https://openrouter.ai/api/v1",
+    keyVar: "OPENROUTER_API_KEY",
+    defaultModel: "openai/gpt-5:online",
+  },
+  openai: { baseURL: "https://api.openai.com/v1", keyVar: "OPENAI_API_KEY", defaultModel: "gpt-5" },
 };
 
-/** The variable holding `provider`'s key (unknown providers: `<NAME>_API_KEY`). */
+/** The settings that decide which providers exist for this claw. */
+export interface ProviderConfig {
+  provider: string;
+  model: string;
+  baseURL?: string;
+  apiKey?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The model a session of `provider` uses when it names none. */
+export function defaultModelFor(config: ProviderConfig, provider: string): string {
+  if (provider === config.provider) return config.model;
+  return PROVIDERS[provider]?.defaultModel ?? config.model;
+}
+
+/** The variable holding the configured provider's key (an unknown name: `<NAME>_API_KEY`). */
 export function keyVarOf(provider: string): string {
   return PROVIDERS[provider]?.keyVar ?? `${provider.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`;
+}
+
+/**
+ * Throws `invalid_args` unless `provider` is known or the one the claw was configured with. The
+ * answer never depends on the environment, so it tells a client nothing about which variables
+ * exist, and no client can make the server read another `<NAME>_API_KEY`.
+ */
+export function checkKnownProvider(config: ProviderConfig, provider: string): void {
+  if (provider === config.provider || Object.hasOwn(PROVIDERS, provider)) return;
+  const known = [...new Set([...Object.keys(PROVIDERS), config.provider])].join(", ");
+  throw new ClawError("invalid_args", `unknown provider ${provider}: use one of ${known}`, {
+    issues: [{ path: "provider", message: `unknown provider; use one of ${known}` }],
+  });
 }
 
 /** Resolved connection settings for one model call. */
@@ -26,13 +60,16 @@ export interface ProviderConnection {
   apiKey: string;
 }
 
-/** Resolves base URL and key; a missing key is `provider_auth_missing` naming the variable. */
-export function resolveProvider(
-  config: { provider: string; baseURL?: string; apiKey?: string; env: NodeJS.ProcessEnv },
-  provider = config.provider,
-): ProviderConnection {
+/**
+ * Resolves base URL and key. The claw's own `baseURL` and `apiKey` belong to its configured
+ * provider only: a session on another known provider talks to that provider's own URL with its
+ * own key. A missing key is `provider_auth_missing` naming the variable.
+ */
+export function resolveProvider(config: ProviderConfig, provider = config.provider): ProviderConnection {
+  checkKnownProvider(config, provider);
+  const configured = provider === config.provider;
   const keyVar = keyVarOf(provider);
-  const apiKey = config.apiKey ?? config.env[keyVar];
+  const apiKey = (configured ? config.apiKey : undefined) ?? config.env[keyVar];
   if (!apiKey) {
     throw new ClawError(
       "provider_auth_missing",
@@ -40,9 +77,9 @@ export function resolveProvider(
       { provider, variable: keyVar },
     );
   }
-  const baseURL = config.baseURL ?? PROVIDERS[provider]?.baseURL;
+  const baseURL = (configured ? config.baseURL : undefined) ?? PROVIDERS[provider]?.baseURL;
   if (!baseURL)
-    throw new ClawError("invalid_args", `unknown provider ${provider}: use openrouter or openai, or set a baseURL`, {
+    throw new ClawError("invalid_args", `provider ${provider} has no known base URL: configure baseURL`, {
       provider,
     });
   return { provider, baseURL, apiKey };

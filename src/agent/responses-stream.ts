@@ -1,27 +1,31 @@
 /**
  * One model turn over the Responses API with `stream: true`: sends the full input, forwards the
- * tool-call stream events (and text deltas when asked) as they arrive, and collects the
- * completed output items and usage.
+ * tool-call stream events (and text deltas when asked) as they arrive, and collects every
+ * completed output item exactly as the provider sent it, with the usage and how the response
+ * ended.
  */
 import type OpenAI from "openai";
-import type { FunctionTool, ResponseInputItem, ResponseStreamEvent } from "openai/resources/responses/responses";
+import type {
+  FunctionTool,
+  ResponseIncludable,
+  ResponseInputItem,
+  ResponseStreamEvent,
+} from "openai/resources/responses/responses";
 import { ClawError } from "../errors.js";
 import type { Usage } from "./session-schemas.js";
+import { usageOf } from "./usage.js";
 
-/** One function call the model made. */
-export interface ModelCall {
-  callId: string;
-  name: string;
-  arguments: string;
-}
-
-/** A completed output item, in output order. */
-export type ModelOutput = { kind: "text"; text: string } | ({ kind: "call" } & ModelCall);
+/** An output item as the provider sent it: reasoning, function_call, message, or any other type. */
+export type OutputItem = { type: string } & Record<string, unknown>;
 
 /** What one turn produced. */
 export interface TurnOutput {
-  outputs: ModelOutput[];
+  /** Completed output items, in output order, unchanged. */
+  items: OutputItem[];
   usage: Usage;
+  /** `incomplete`: the provider stopped early (`incompleteReason` says why, e.g. max_output_tokens). */
+  status: "completed" | "incomplete";
+  incompleteReason?: string;
 }
 
 /** Arguments of one streamed call. */
@@ -32,6 +36,8 @@ export interface TurnRequest {
   tools: FunctionTool[];
   /** Default: "auto" */
   toolChoice?: "auto" | "none";
+  /** Default: none */
+  include?: ResponseIncludable[];
   signal: AbortSignal;
   /** Receives each raw event to publish (tool-call events; text deltas when `streamText`). */
   onEvent: (event: ResponseStreamEvent) => void;
@@ -40,7 +46,7 @@ export interface TurnRequest {
 
 const FORWARDED = new Set(["response.function_call_arguments.delta", "response.function_call_arguments.done"]);
 
-/** Streams one model response. Throws the client's errors (APIError …) unchanged, or `cancelled`. */
+/** Streams one model response. Throws the client's errors (APIError …) unchanged, `provider_error`, or `cancelled`. */
 export async function streamTurn(client: OpenAI, req: TurnRequest): Promise<TurnOutput> {
   // The SDK never removes the abort listener it adds to a request's signal, so each turn gets its
   // own signal, linked to the run's only while the turn lasts (else a long run leaks listeners).
@@ -64,60 +70,52 @@ async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSig
       tools: req.tools,
       tool_choice: req.toolChoice ?? "auto",
       stream: true,
+      // Stateless: the whole history goes with every request, reasoning as encrypted content.
       store: false,
+      ...(req.include && req.include.length > 0 ? { include: req.include } : {}),
     },
     { signal },
   );
-  const outputs: ModelOutput[] = [];
-  const usage: Usage = { input: 0, output: 0, total: 0 };
-  let finished = false;
+  // Keyed by output_index: items finish in any order when calls stream in parallel.
+  const done = new Map<number, OutputItem>();
+  let ended: { status: TurnOutput["status"]; usage: Usage; reason?: string; output: OutputItem[] } | undefined;
   for await (const event of stream) {
     switch (event.type) {
       case "response.output_item.added":
         if (event.item.type === "function_call") req.onEvent(event);
         break;
       case "response.output_item.done":
-        if (event.item.type === "function_call") {
-          req.onEvent(event);
-          outputs.push({
-            kind: "call",
-            callId: event.item.call_id,
-            name: event.item.name,
-            arguments: event.item.arguments,
-          });
-        } else if (event.item.type === "message") {
-          const text = event.item.content.map((c) => (c.type === "output_text" ? c.text : "")).join("");
-          if (text !== "") outputs.push({ kind: "text", text });
-        }
+        if (event.item.type === "function_call") req.onEvent(event);
+        done.set(event.output_index ?? done.size, event.item as unknown as OutputItem);
         break;
       case "response.output_text.delta":
         if (req.streamText) req.onEvent(event);
         break;
       case "response.completed":
-      case "response.incomplete": {
-        const u = event.response.usage;
-        if (u)
-          Object.assign(usage, {
-            input: u.input_tokens ?? 0,
-            output: u.output_tokens ?? 0,
-            total: u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0),
-          });
-        finished = true;
+      case "response.incomplete":
+        ended = {
+          status: event.type === "response.completed" ? "completed" : "incomplete",
+          usage: usageOf(event.response.usage),
+          reason: event.response.incomplete_details?.reason ?? undefined,
+          output: (event.response.output ?? []) as unknown as OutputItem[],
+        };
         break;
-      }
-      case "response.failed":
+      case "response.failed": {
+        const e = event.response.error;
         throw new ClawError(
           "provider_error",
-          `the model failed: ${event.response.error?.message ?? "no reason given"}`,
-          { providerCode: event.response.error?.code },
+          `the model failed: ${e?.message ?? "no reason given"}`,
+          { providerCode: e?.code ?? null, providerMessage: e?.message ?? null },
           false,
         );
+      }
       case "error":
+        // A data-only error event without a nested `error` object (the SDK throws for those).
         throw new ClawError(
           "provider_error",
           `the model stream reported an error: ${event.message}`,
-          { providerCode: event.code },
-          true,
+          { providerCode: event.code ?? null, providerMessage: event.message },
+          false,
         );
       default:
         if (FORWARDED.has(event.type)) req.onEvent(event);
@@ -125,7 +123,14 @@ async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSig
   }
   // The SDK ends the iteration quietly when the request is aborted.
   if (req.signal.aborted) throw new ClawError("cancelled", "the run was aborted");
-  if (!finished)
+  if (!ended)
     throw new ClawError("provider_error", "the model stream ended before response.completed", { network: true }, true);
-  return { outputs, usage };
+  const items = [...done.entries()].sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+  return {
+    // A provider that sends no item events still lists the output in the final response.
+    items: items.length > 0 ? items : ended.output,
+    usage: ended.usage,
+    status: ended.status,
+    ...(ended.reason !== undefined ? { incompleteReason: ended.reason } : {}),
+  };
 }

@@ -4,9 +4,10 @@
  * fails a run: a payload over the bus limit is shortened, a storage error is logged.
  */
 import type { BusService } from "../bus/bus-service.js";
+import type { AgentEvent, AgentEventInput } from "./agent-events.js";
 
 /** A lifecycle or stream event payload. */
-export type RunEventPayload = Record<string, unknown> & { type: string };
+type RunEventPayload = Record<string, unknown> & { type: string };
 
 /** Keep tool results in events below this many characters of JSON (stdout/stderr tails kept). */
 const MAX_EVENT_RESULT_CHARS = 256 * 1024;
@@ -30,12 +31,12 @@ export class RunEvents {
     private readonly busName: string,
     private readonly ids: { sessionId: string; runId: string; taskId?: string },
     private readonly log: (line: string) => void,
-    private readonly onLifecycle?: (payload: Record<string, unknown>) => void,
+    private readonly onLifecycle?: (payload: AgentEvent) => void,
   ) {}
 
   /** A lifecycle event (also handed to the run's onEvent listener). */
-  emit(type: string, fields: Record<string, unknown> = {}): void {
-    const payload: RunEventPayload = { type, ...this.idFields(), ...fields };
+  emit(e: AgentEventInput): void {
+    const payload = { ...e, ...this.idFields() } as AgentEvent;
     try {
       this.onLifecycle?.(payload);
     } catch (err) {
@@ -54,13 +55,16 @@ export class RunEvents {
     return this.last.then(() => undefined);
   }
 
-  private idFields(): Record<string, string> {
-    const f: Record<string, string> = { sessionId: this.ids.sessionId, runId: this.ids.runId };
+  private idFields(): { sessionId: string; runId: string; taskId?: string } {
+    const f: { sessionId: string; runId: string; taskId?: string } = {
+      sessionId: this.ids.sessionId,
+      runId: this.ids.runId,
+    };
     if (this.ids.taskId !== undefined) f.taskId = this.ids.taskId;
     return f;
   }
 
-  private publish(payload: RunEventPayload): void {
+  private publish(payload: RunEventPayload | AgentEvent): void {
     let p: Promise<unknown>;
     try {
       p = this.bus.out(this.busName, payload);

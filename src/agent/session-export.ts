@@ -1,4 +1,7 @@
-/** Session export: readable Markdown, or JSON lines (a session header, then one message per line). */
+/**
+ * Session export: readable Markdown, or JSON lines (a session header, then one message per line,
+ * each with the provider's raw output `item` where there is one).
+ */
 import type { Message, Session } from "./session-schemas.js";
 
 /** Export formats. */
@@ -38,8 +41,14 @@ function renderMessage(m: Message): string[] {
   switch (m.role) {
     case "user":
       return ["## User", "", m.text ?? ""];
-    case "assistant":
-      return ["## Assistant", "", m.text ?? ""];
+    case "assistant": {
+      const label = [m.phase === "commentary" ? "commentary" : "", m.refusal ? "refusal" : ""].filter(Boolean);
+      return [`## Assistant${label.length > 0 ? ` (${label.join(", ")})` : ""}`, "", m.text ?? ""];
+    }
+    case "reasoning":
+      return m.text ? ["### Reasoning (summary)", "", m.text] : ["### Reasoning (encrypted, no summary)"];
+    case "item":
+      return [`### Output item \`${m.name ?? "unknown"}\``, "", ...fence(m.item ?? {})];
     case "summary":
       return ["## Summary (compacted history)", "", m.text ?? ""];
     case "tool_call":

@@ -3,6 +3,7 @@
  * outputs and the typed API infers its types from them; nothing here is written twice.
  */
 import { z } from "zod";
+import { busNameSchema } from "../bus/bus-name.js";
 
 /** A session (DESIGN §6), plus its per-session settings. */
 export const sessionSchema = z.object({
@@ -23,8 +24,50 @@ export const sessionSchema = z.object({
 /** A session. */
 export type Session = z.infer<typeof sessionSchema>;
 
-/** Message roles, in the order a conversation uses them. */
-export const messageRoleSchema = z.enum(["user", "assistant", "tool_call", "tool_result", "summary"]);
+/** What a new session may set; unset fields take the claw's defaults (start_session's input). */
+export const ensureSessionArgsSchema = z
+  .object({
+    bus: busNameSchema.optional().describe('Bus the session publishes to. Default: "thebus"'),
+    sessionKey: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Your continuity name; an existing key returns its session unchanged. Default: the new session's id"),
+    name: z.string().optional().describe("Display name"),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Model. Default: the server's for its own provider (server_identity.model; the guide's \"This server\" section), else the provider's default (openai: gpt-5)",
+      ),
+    provider: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('"openrouter", "openai", or the provider the server was configured with. Default: the server\'s'),
+    instructions: z.string().optional().describe("System instructions. Default: the built-in agent instructions"),
+    streamText: z.boolean().optional().describe("Also publish response.output_text.delta events. Default: false"),
+  })
+  .strict();
+
+/** Arguments of SessionService.ensure and start_session. */
+export type EnsureSessionArgs = z.infer<typeof ensureSessionArgsSchema>;
+
+/**
+ * Message roles, in the order a conversation uses them. `reasoning` is a reasoning item of the
+ * model, `item` any other output item the provider sent (a web search call, …), kept verbatim.
+ */
+export const messageRoleSchema = z.enum([
+  "user",
+  "assistant",
+  "reasoning",
+  "tool_call",
+  "tool_result",
+  "item",
+  "summary",
+]);
 
 /** One stored message. */
 export const messageSchema = z.object({
@@ -32,9 +75,12 @@ export const messageSchema = z.object({
   seq: z.number().int().describe("Position in the session, from 1"),
   runId: z.string().nullable(),
   role: messageRoleSchema,
-  text: z.string().optional().describe("user, assistant and summary messages"),
+  text: z
+    .string()
+    .optional()
+    .describe("user, assistant and summary messages; reasoning: its summary text (refusals count as text)"),
   callId: z.string().optional().describe("tool_call and tool_result"),
-  name: z.string().optional().describe("Tool name (tool_call, tool_result)"),
+  name: z.string().optional().describe("Tool name (tool_call, tool_result); the item's type (item)"),
   args: z.unknown().optional().describe("tool_call: the parsed arguments (the raw text when not JSON)"),
   result: z
     .unknown()
@@ -44,14 +90,32 @@ export const messageSchema = z.object({
     .boolean()
     .optional()
     .describe("tool_result: true when the tool failed (bad arguments, cancelled, skipped …)"),
+  phase: z
+    .enum(["commentary", "final_answer"])
+    .optional()
+    .describe("assistant: the phase the model gave the message (intermediate commentary or the final answer)"),
+  refusal: z.boolean().optional().describe("assistant: true when the model refused (the refusal is the text)"),
+  item: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "assistant, reasoning, tool_call, item: the output item exactly as the provider sent it (sent back unchanged)",
+    ),
   createdAt: z.number(),
 });
 
 /** A stored message. */
 export type Message = z.infer<typeof messageSchema>;
 
-/** Token usage summed over a run's model calls. */
-export const usageSchema = z.object({ input: z.number().int(), output: z.number().int(), total: z.number().int() });
+/** Token usage summed over a run's model calls, as the provider reported it. */
+export const usageSchema = z.object({
+  input: z.number().int(),
+  output: z.number().int(),
+  total: z.number().int(),
+  cachedInput: z.number().int().describe("Input tokens served from the provider's prompt cache"),
+  reasoning: z.number().int().describe("Output tokens spent on reasoning"),
+  cost: z.number().nullable().describe("Cost the provider reported (OpenRouter: USD); null when it reported none"),
+});
 
 /** Token usage. */
 export type Usage = z.infer<typeof usageSchema>;
@@ -68,7 +132,11 @@ export const runResultSchema = z.object({
   usage: usageSchema,
   turns: z.number().int().describe("Model calls made"),
   toolCalls: z.number().int(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  error: z
+    .object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() })
+    .optional()
+    .describe("model_incomplete: details.reason; provider_error: details.providerCode, status, …"),
+  refusal: z.boolean().optional().describe("True when the final text is the model's refusal"),
 });
 
 /** The outcome of one run. */

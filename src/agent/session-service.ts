@@ -1,17 +1,16 @@
 /**
- * Sessions and their agent runs. The session operations and the task runner both go through
- * this service: it owns the session rows, the in-memory run registry (one run per session at a
- * time) and the steering / follow-up queues.
+ * Sessions and their runs. The session operations and the task runner both go through this
+ * service: it owns the session rows, the one run queue per session (prompts, tasks and
+ * compactions take turns in arrival order; run-scheduler.ts) and the durable queue of
+ * acknowledged prompts, steering and follow-up messages (session-queue.ts).
  *
  * API used by the task runner:
  * - `ensure(args)` returns the session for a known `sessionKey`, else creates one.
  * - `get(ref)` finds by `sessionId` or `sessionKey`; throws `not_found`.
- * - `checkProvider(provider?)` throws `provider_auth_missing` naming the key variable.
- * - `run(sessionId, message, {taskId, signal, onEvent})` runs to the end and resolves with a
- *   {@link RunResult} (failures are a status, not a rejection); it throws `session_busy` when a
- *   run is active and `provider_auth_missing` when there is no key. `onEvent` receives every
- *   lifecycle payload also published to the bus.
- * - `isRunning(sessionId)`, `abort(sessionId)`, `close()` (aborts active runs and waits).
+ * - `checkProvider(provider?)` throws `invalid_args` (unknown provider) or `provider_auth_missing`.
+ * - `run(sessionId, message, {taskId, signal, onStart, onEvent})` joins the session's queue and
+ *   resolves with the {@link RunResult} once the run has ended (failures are a status); it
+ *   rejects when the job never started (`cancelled` through `signal`, `shutting_down`).
  */
 import { randomUUID } from "node:crypto";
 import type { BashRunner } from "../bash/bash-runner.js";
@@ -20,11 +19,14 @@ import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config.js";
 import { ClawError } from "../errors.js";
 import type { Db } from "../store/db.js";
-import { executeRun, type SessionQueues } from "./agent-run.js";
-import { type CompactOutcome, compactSession } from "./compact.js";
-import { ModelClients, resolveProvider } from "./provider.js";
-import { RunEvents } from "./run-events.js";
-import { hasRef, type RunResult, type Session, type SessionRef } from "./session-schemas.js";
+import type { AgentEvent } from "./agent-events.js";
+import type { CompactOutcome } from "./compact.js";
+import { ModelCaller } from "./model-call.js";
+import { checkKnownProvider, defaultModelFor, ModelClients, resolveProvider } from "./provider.js";
+import { RunScheduler } from "./run-scheduler.js";
+import { compactJob, runJob } from "./session-jobs.js";
+import type { PendingCounts } from "./session-queue.js";
+import { type EnsureSessionArgs, hasRef, type RunResult, type Session, type SessionRef } from "./session-schemas.js";
 import { SessionStore } from "./session-store.js";
 
 export type { RunResult, Session } from "./session-schemas.js";
@@ -37,57 +39,55 @@ export interface SessionServiceDeps {
   bash: BashRunner;
 }
 
-/** Arguments of {@link SessionService.ensure}. Unset fields take the claw's defaults. */
-export interface EnsureSessionArgs {
-  /** Continuity name; an existing key returns its session unchanged. Default: the new session's id */
-  sessionKey?: string;
-  /** Default: "thebus" */
-  bus?: string;
-  name?: string;
-  /** Default: the claw's model */
-  model?: string;
-  /** Default: the claw's provider */
-  provider?: string;
-  /** Default: the built-in agent instructions */
-  instructions?: string;
-  /** Default: false */
-  streamText?: boolean;
-}
-
 /** Options of {@link SessionService.run}. */
 export interface RunOptions {
   taskId?: string;
-  /** Aborting it cancels the run (HTTP stream and running bash). */
+  /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
   signal?: AbortSignal;
-  /** Receives each lifecycle payload (agent_start … agent_end) as it is published. */
-  onEvent?: (payload: Record<string, unknown>) => void;
+  /** Called when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
+  onStart?: () => boolean | undefined;
+  /** Receives each lifecycle event (agent_start … agent_end) as it is published. */
+  onEvent?: (event: AgentEvent) => void;
 }
 
-interface ActiveRun {
-  runId: string;
-  taskId?: string;
-  kind: "agent" | "compact";
-  controller: AbortController;
-  done: Promise<unknown>;
-  /** Agent runs only. */
-  result?: Promise<RunResult>;
-  /** Detaches from the caller's signal. */
-  unlink: () => void;
+/** What `get_state` reports. */
+export interface SessionRunState {
+  isRunning: boolean;
+  running: "agent" | "compact" | null;
+  currentRunId: string | null;
+  currentTaskId: string | null;
+  pending: PendingCounts;
+  queuedRuns: number;
 }
+
+const newRunId = () => `run_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
 
 /** Owns sessions, messages and runs. */
 export class SessionService {
   /** Row access; read-only operations use it directly. */
   readonly store: SessionStore;
-  private readonly active = new Map<string, ActiveRun>();
-  private readonly queues = new Map<string, SessionQueues>();
+  private readonly scheduler = new RunScheduler();
   private readonly clients = new ModelClients();
-  private closing = false;
+  private readonly model: ModelCaller;
 
   constructor(readonly deps: SessionServiceDeps) {
     this.store = new SessionStore(deps.db);
+    this.model = new ModelCaller(deps.config.log);
     const interrupted = this.store.interruptStaleRuns();
     if (interrupted > 0) deps.config.log(`tsclaw: ${interrupted} session run(s) were interrupted by the last shutdown`);
+  }
+
+  /** Restart recovery: prompts acknowledged before the last shutdown run now, in order. */
+  start(): void {
+    for (const { id, sessionId } of this.store.queue.allPrompts()) {
+      const session = this.store.find({ sessionId });
+      if (!session) continue;
+      try {
+        this.submitAgent(session, { queuedId: id }, {}).catch(() => {});
+      } catch (err) {
+        this.deps.config.log(`tsclaw: a queued prompt of ${session.sessionKey} waits: ${(err as Error).message}`);
+      }
+    }
   }
 
   /** Returns the session of `sessionKey` when it exists, else creates one. */
@@ -96,6 +96,9 @@ export class SessionService {
       const existing = this.store.find({ sessionKey: args.sessionKey });
       if (existing) return existing;
     }
+    const { config } = this.deps;
+    const provider = args.provider ?? config.provider;
+    checkKnownProvider(config, provider);
     const now = Date.now();
     const sessionId = `ses_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
     const session: Session = {
@@ -103,8 +106,8 @@ export class SessionService {
       sessionKey: args.sessionKey ?? sessionId,
       name: args.name ?? null,
       bus: args.bus ?? DEFAULT_BUS,
-      model: args.model ?? this.deps.config.model,
-      provider: args.provider ?? this.deps.config.provider,
+      model: args.model ?? defaultModelFor(config, provider),
+      provider,
       instructions: args.instructions ?? null,
       streamText: args.streamText ?? false,
       createdAt: now,
@@ -122,190 +125,145 @@ export class SessionService {
       });
     const s = this.store.find(ref);
     if (!s)
-      throw new ClawError("not_found", `no session ${ref.sessionId ?? ref.sessionKey ?? ref.session}`, { ...ref });
+      throw new ClawError(
+        "not_found",
+        `no session ${ref.sessionId ?? ref.sessionKey ?? ref.session}; create it with start_session`,
+        { ...ref },
+      );
     return s;
   }
 
-  /** Throws `provider_auth_missing` (naming the variable) when `provider` has no key. Default: the claw's provider */
+  /** Throws `invalid_args` for an unknown provider, `provider_auth_missing` (naming the variable) without its key. Default: the claw's provider */
   checkProvider(provider?: string): void {
     resolveProvider(this.deps.config, provider);
   }
 
+  /** Changes model (and provider, which must be known and have its key). */
+  setModel(sessionId: string, model: string, provider?: string): Session {
+    if (provider !== undefined) this.checkProvider(provider);
+    return this.store.update(sessionId, { model, ...(provider !== undefined ? { provider } : {}) });
+  }
+
   /** True while a run (or a compaction) of the session is active. */
   isRunning(sessionId: string): boolean {
-    return this.active.has(sessionId);
+    return this.scheduler.busy(sessionId);
   }
 
   /** Ids of sessions with an active run or compaction. */
   activeSessionIds(): string[] {
-    return [...this.active.keys()];
+    return this.scheduler.activeSessionIds();
   }
 
-  /** The active run's ids, if any. */
-  current(sessionId: string): { runId: string; taskId?: string; kind: "agent" | "compact" } | undefined {
-    const a = this.active.get(sessionId);
-    return a && { runId: a.runId, taskId: a.taskId, kind: a.kind };
+  /** What the session is doing now and what waits. */
+  state(sessionId: string): SessionRunState {
+    const job = this.scheduler.active(sessionId);
+    return {
+      isRunning: job !== undefined,
+      running: job?.kind ?? null,
+      currentRunId: job?.runId ?? null,
+      currentTaskId: job?.taskId ?? null,
+      pending: this.store.queue.counts(sessionId),
+      queuedRuns: this.scheduler.waiting(sessionId),
+    };
   }
 
   /** Waits for the session's active run or compaction to end (resolves at once when idle). */
-  async waitForRun(sessionId: string): Promise<void> {
-    await this.active.get(sessionId)?.done.catch(() => {});
+  waitForRun(sessionId: string): Promise<void> {
+    return this.scheduler.idle(sessionId);
   }
 
-  /** The result of the session's active agent run; undefined when none is running. */
-  activeRunResult(sessionId: string): Promise<RunResult> | undefined {
-    return this.active.get(sessionId)?.result;
-  }
-
-  /** The session's pending steering and follow-up messages (the arrays themselves). */
-  queuesOf(sessionId: string): SessionQueues {
-    const q = this.queues.get(sessionId) ?? { steering: [], followUp: [] };
-    this.queues.set(sessionId, q);
-    return q;
-  }
-
-  /** Runs the agent loop on `message` to its end. */
-  async run(sessionId: string, message: string, opts: RunOptions = {}): Promise<RunResult> {
-    // Everything up to executeRun is synchronous: the session is busy as soon as run() returns.
-    const session = this.get({ sessionId });
-    const client = this.clientFor(session);
-    const runId = `run_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
-    const controller = this.claim(session, runId, "agent", opts);
-    const events = new RunEvents(
-      this.deps.bus,
-      session.bus,
-      { sessionId, runId, taskId: opts.taskId },
-      this.deps.config.log,
-      opts.onEvent,
-    );
-    this.startRunRow(runId, sessionId, opts.taskId, "agent");
-    const done = executeRun(
-      {
-        config: this.deps.config,
-        store: this.store,
-        bash: this.deps.bash,
-        client,
-        events,
-        queues: this.queuesOf(sessionId),
-      },
-      { session, runId, taskId: opts.taskId, signal: controller.signal },
-      message,
-    )
-      // Released in the same tick the loop took its last look at the queues: nothing queued in between is lost.
-      .finally(() => this.release(sessionId, runId))
-      .then(async (result) => {
-        await events.flushed();
-        return result;
-      });
-    Object.assign(this.active.get(sessionId)!, { done, result: done });
-    return done;
-  }
-
-  /** Summarises the session's context (see compact.ts). Busy like a run while it works. */
-  async compact(sessionId: string, instructions?: string): Promise<CompactOutcome> {
-    const session = this.get({ sessionId });
-    const client = this.clientFor(session);
-    const runId = `run_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
-    const controller = this.claim(session, runId, "compact", {});
-    const events = new RunEvents(this.deps.bus, session.bus, { sessionId, runId }, this.deps.config.log);
-    this.startRunRow(runId, sessionId, undefined, "compact");
-    const work = compactSession(
-      { config: this.deps.config, store: this.store, client, events },
-      { session, runId, signal: controller.signal, instructions },
-    );
-    const done = work.then(
-      (o) => this.store.endRun(runId, { status: "completed", turns: 1, toolCalls: 0, usage: o.usage }),
-      (err: unknown) => {
-        const e = err instanceof ClawError ? err : new ClawError("internal", String(err));
-        this.store.endRun(runId, {
-          status: controller.signal.aborted ? "cancelled" : "error",
-          turns: 1,
-          toolCalls: 0,
-          usage: { input: 0, output: 0, total: 0 },
-          error: { code: e.code, message: e.message },
-        });
-      },
-    );
-    this.active.get(sessionId)!.done = done;
+  /**
+   * Joins the session's run queue with `message`. When the session is busy the message is
+   * stored first (a queued prompt survives a restart and runs then); a task's prompt is already
+   * stored with its task.
+   */
+  run(sessionId: string, message: string, opts: RunOptions = {}): Promise<RunResult> {
+    // Not async: the caller's handlers chain onto the job's own promise, so they run before the
+    // session's next job starts (an async wrapper would add ticks and let it start first).
     try {
-      return await work;
-    } finally {
-      await done;
-      this.release(sessionId, runId);
-      await events.flushed();
+      const session = this.get({ sessionId });
+      this.clientFor(session); // provider_auth_missing before anything is queued
+      const queued = this.scheduler.busy(sessionId) && opts.taskId === undefined;
+      const first = queued ? { queuedId: this.store.queue.add(sessionId, "prompt", message) } : { text: message };
+      return this.submitAgent(session, first, opts);
+    } catch (err) {
+      return Promise.reject(err);
     }
   }
 
-  /** Aborts the session's active run; false when none was running. */
+  /**
+   * `prompt`: with a behavior while an agent run is active, the message joins that run's queue
+   * (steering or follow-up) and the caller gets that run's result; otherwise a run of its own.
+   */
+  prompt(sessionId: string, message: string, behavior?: "steer" | "follow_up"): Promise<RunResult> {
+    const session = this.get({ sessionId });
+    this.clientFor(session);
+    const active = this.scheduler.active(sessionId);
+    if (behavior && active?.result) {
+      this.store.queue.add(sessionId, behavior, message);
+      return active.result;
+    }
+    return this.run(sessionId, message);
+  }
+
+  /** `steer` / `follow_up`: stores the message for the active run (or the next one). */
+  enqueue(sessionId: string, kind: "steer" | "follow_up", message: string) {
+    this.store.queue.add(sessionId, kind, message);
+    const pending = this.store.queue.counts(sessionId);
+    return {
+      queued: true,
+      pending: kind === "steer" ? pending.steering : pending.followUp,
+      running: this.isRunning(sessionId),
+    };
+  }
+
+  /** Drops pending steering and follow-up messages; returns how many. */
+  clearQueue(sessionId: string): number {
+    return this.store.queue.clear(sessionId);
+  }
+
+  /** Summarises the session's context (see compact.ts), in its turn like a run. */
+  compact(sessionId: string, instructions?: string): Promise<CompactOutcome> {
+    const session = this.get({ sessionId });
+    const client = this.clientFor(session);
+    const job = compactJob(this.jobDeps(), { session, client, runId: newRunId(), instructions });
+    this.scheduler.submit(sessionId, job);
+    return job.outcome;
+  }
+
+  /** Aborts what the session is doing now (run or compaction); false when it was idle. */
   abort(sessionId: string): boolean {
-    const a = this.active.get(sessionId);
-    if (!a) return false;
-    a.controller.abort();
+    const job = this.scheduler.active(sessionId);
+    if (!job) return false;
+    job.controller.abort();
     return true;
   }
 
-  /** Aborts any run, then deletes the session with its messages and runs. False when unknown. */
+  /** Aborts what runs, drops what waits, then deletes the session with its messages and runs. False when unknown. */
   async delete(sessionId: string): Promise<boolean> {
+    this.scheduler.dropWaiting(sessionId, new ClawError("not_found", "the session was deleted"));
     if (this.abort(sessionId)) await this.waitForRun(sessionId);
-    this.queues.delete(sessionId);
     return this.store.delete(sessionId);
   }
 
-  /** Aborts active runs and waits for them to end. */
-  async close(): Promise<void> {
-    this.closing = true;
-    const runs = [...this.active.values()];
-    for (const a of runs) a.controller.abort();
-    await Promise.allSettled(runs.map((a) => a.done));
+  /** Aborts active runs, drops waiting ones (queued prompts stay stored for the next start) and waits. */
+  close(): Promise<void> {
+    return this.scheduler.close();
+  }
+
+  private submitAgent(session: Session, first: { text: string } | { queuedId: number }, opts: RunOptions) {
+    const client = this.clientFor(session);
+    const job = runJob(this.jobDeps(), { session, client, runId: newRunId(), first, opts });
+    this.scheduler.submit(session.sessionId, job);
+    return job.result;
+  }
+
+  private jobDeps() {
+    const { config, bus, bash } = this.deps;
+    return { config, bus, bash, store: this.store, model: this.model };
   }
 
   private clientFor(session: Session) {
     return this.clients.get(resolveProvider(this.deps.config, session.provider));
-  }
-
-  /** Marks the session busy with a new run; throws `session_busy`. */
-  private claim(session: Session, runId: string, kind: ActiveRun["kind"], opts: RunOptions): AbortController {
-    if (this.closing) throw new ClawError("shutting_down", "the claw is closing; no new runs start");
-    const busy = this.active.get(session.sessionId);
-    if (busy) {
-      throw new ClawError(
-        "session_busy",
-        `session ${session.sessionKey} is running ${busy.runId}; wait for it, abort it, or send the message with behavior "steer" or "follow_up"`,
-        {
-          sessionId: session.sessionId,
-          runId: busy.runId,
-        },
-      );
-    }
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    if (opts.signal?.aborted) controller.abort();
-    else opts.signal?.addEventListener("abort", onAbort, { once: true });
-    const unlink = () => opts.signal?.removeEventListener("abort", onAbort);
-    this.active.set(session.sessionId, {
-      runId,
-      taskId: opts.taskId,
-      kind,
-      controller,
-      done: Promise.resolve(),
-      unlink,
-    });
-    return controller;
-  }
-
-  private startRunRow(runId: string, sessionId: string, taskId: string | undefined, kind: ActiveRun["kind"]): void {
-    try {
-      this.store.startRun(runId, sessionId, taskId, kind);
-    } catch (err) {
-      this.release(sessionId, runId);
-      throw err;
-    }
-  }
-
-  private release(sessionId: string, runId: string): void {
-    const a = this.active.get(sessionId);
-    if (a?.runId !== runId) return;
-    a.unlink();
-    this.active.delete(sessionId);
   }
 }

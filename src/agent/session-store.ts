@@ -1,6 +1,9 @@
 /** SQLite access for sessions, messages and runs: prepared statements and row mapping only. */
 import { randomUUID } from "node:crypto";
 import type { Db } from "../store/db.js";
+import { itemMessage } from "./output-items.js";
+import type { OutputItem } from "./responses-stream.js";
+import { SessionQueueStore } from "./session-queue.js";
 import type { Message, Session, Usage } from "./session-schemas.js";
 
 interface SessionRow {
@@ -28,11 +31,13 @@ interface MessageRow {
   args: string | null;
   result: string | null;
   is_error: number | null;
+  item: string | null;
+  refusal: number | null;
   created_at: number;
 }
 
-/** A message to append (id, seq and time are assigned). */
-export type NewMessage = Omit<Message, "id" | "seq" | "createdAt">;
+/** A message to append (id, seq and time are assigned; `phase` is read from the item). */
+export type NewMessage = Omit<Message, "id" | "seq" | "createdAt" | "phase">;
 
 /** Run counters saved when a run ends. */
 export interface RunEnd {
@@ -40,7 +45,17 @@ export interface RunEnd {
   turns: number;
   toolCalls: number;
   usage: Usage;
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** Totals over a session's runs. */
+export interface RunTotals {
+  runs: number;
+  input: number;
+  output: number;
+  cachedInput: number;
+  reasoning: number;
+  cost: number | null;
 }
 
 function toSession(r: SessionRow): Session {
@@ -75,14 +90,23 @@ function toMessage(r: MessageRow): Message {
   if (r.args !== null) m.args = parseJson(r.args);
   if (r.result !== null) m.result = parseJson(r.result);
   if (r.is_error !== null) m.isError = r.is_error === 1;
+  if (r.refusal !== null) m.refusal = r.refusal === 1;
+  if (r.item !== null) {
+    const item = JSON.parse(r.item) as Record<string, unknown>;
+    if (item.phase === "commentary" || item.phase === "final_answer") m.phase = item.phase;
+    m.item = item;
+  }
   return m;
 }
 
 /** Prepared statements over the session tables. */
 export class SessionStore {
+  /** The durable queue of acknowledged prompts, steering and follow-up messages. */
+  readonly queue: SessionQueueStore;
   private readonly s;
 
   constructor(private readonly db: Db) {
+    this.queue = new SessionQueueStore(db, this);
     this.s = {
       byId: db.prepare<[string], SessionRow>("SELECT rowid, * FROM sessions WHERE id = ?"),
       byKey: db.prepare<[string], SessionRow>("SELECT rowid, * FROM sessions WHERE key = ?"),
@@ -97,12 +121,13 @@ export class SessionStore {
         "SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE session_id = ?",
       ),
       insertMessage: db.prepare(
-        "INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       messagesAfter: db.prepare<[string, number, number], MessageRow>(
         "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
       ),
       allMessages: db.prepare<[string], MessageRow>("SELECT * FROM messages WHERE session_id = ? ORDER BY seq"),
+      byMessageId: db.prepare<[string], MessageRow>("SELECT * FROM messages WHERE id = ?"),
       lastSummarySeq: db.prepare<[string], { seq: number | null }>(
         "SELECT MAX(seq) AS seq FROM messages WHERE session_id = ? AND role = 'summary'",
       ),
@@ -116,10 +141,10 @@ export class SessionStore {
         "INSERT INTO runs (id, session_id, task_id, kind, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)",
       ),
       endRun: db.prepare(
-        "UPDATE runs SET status = ?, turns = ?, tool_calls = ?, input_tokens = ?, output_tokens = ?, error = ?, ended_at = ? WHERE id = ?",
+        "UPDATE runs SET status = ?, turns = ?, tool_calls = ?, input_tokens = ?, output_tokens = ?, cached_tokens = ?, reasoning_tokens = ?, cost = ?, error = ?, ended_at = ? WHERE id = ?",
       ),
-      runStats: db.prepare<[string], { runs: number; input: number; output: number }>(
-        "SELECT COALESCE(SUM(kind = 'agent'), 0) AS runs, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output FROM runs WHERE session_id = ?",
+      runStats: db.prepare<[string], RunTotals>(
+        "SELECT COALESCE(SUM(kind = 'agent'), 0) AS runs, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output, COALESCE(SUM(cached_tokens), 0) AS cachedInput, COALESCE(SUM(reasoning_tokens), 0) AS reasoning, SUM(cost) AS cost FROM runs WHERE session_id = ?",
       ),
       interruptRuns: db.prepare("UPDATE runs SET status = 'error', error = ?, ended_at = ? WHERE status = 'running'"),
     };
@@ -188,12 +213,19 @@ export class SessionStore {
         json(m.args),
         json(m.result),
         m.isError === undefined ? null : m.isError ? 1 : 0,
+        json(m.item),
+        m.refusal === undefined ? null : m.refusal ? 1 : 0,
         createdAt,
       );
       this.db.prepare("UPDATE sessions SET updated_at = ? WHERE id = ?").run(createdAt, sessionId);
-      return { ...m, id, seq, createdAt };
+      return toMessage(this.s.byMessageId.get(id)!);
     });
     return tx();
+  }
+
+  /** Appends one output item of the model, verbatim, with its readable view. */
+  appendItem(sessionId: string, runId: string, item: OutputItem): Message {
+    return this.append(sessionId, itemMessage(runId, item));
   }
 
   /** Messages after seq `after`, at most `limit`. */
@@ -235,14 +267,17 @@ export class SessionStore {
       end.toolCalls,
       end.usage.input,
       end.usage.output,
+      end.usage.cachedInput,
+      end.usage.reasoning,
+      end.usage.cost,
       end.error ? JSON.stringify(end.error) : null,
       Date.now(),
       runId,
     );
   }
 
-  /** Agent runs and tokens over every run. */
-  runStats(sessionId: string): { runs: number; input: number; output: number } {
+  /** Agent runs, tokens and cost over every run (compactions' tokens included). */
+  runStats(sessionId: string): RunTotals {
     return this.s.runStats.get(sessionId)!;
   }
 
@@ -272,6 +307,8 @@ export class SessionStore {
           r.args,
           r.result,
           r.is_error,
+          r.item,
+          r.refusal,
           r.created_at,
         );
       }

@@ -3,6 +3,7 @@
  * are in guide-task-sections.ts), each with a worked example. `{NAME}` placeholders are filled
  * from the server's configuration (guide-context.ts); the registry test checks the headings.
  */
+import { agentEventsDoc } from "../agent/agent-events.js";
 import { COMPLETION, RUN } from "./guide-task-sections.js";
 
 const DO = `curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d`;
@@ -96,9 +97,15 @@ A session is a conversation with an agent whose only tool is bash:
 name for it: \`start_session\` with a known key returns that session, so you can continue a
 conversation across processes. Every session argument accepts \`sessionId\` or \`sessionKey\`.
 \`prompt\` waits for the run to end and returns \`{status, text, usage, turns, toolCalls}\`;
-\`steer\` (at the next turn boundary) and \`follow_up\` (when the run would end) queue messages
-into a running session; \`abort\` stops it. Messages are stored as they complete
-(\`get_messages\`).
+a session runs one thing at a time, so a prompt (or task, or \`compact\`) sent while it is busy is
+stored and runs in its turn. \`steer\` (at the next turn boundary) and \`follow_up\` (when the run
+would end) queue messages into a running session; every acknowledged message is stored first and
+delivered exactly once, across restarts. \`abort\` stops whatever runs (a compaction too, leaving
+the history unchanged). Every output item of the model (reasoning, calls, messages with their
+\`phase\`, refusals) is stored as sent and sent back unchanged on the next turn (\`get_messages\`
+shows them, with the raw \`item\`). A run cut off by the provider ends \`error\` with
+\`model_incomplete\`; quota, auth and bad-request errors end it at once with \`provider_error\`
+and the provider's code in \`details.providerCode\`.
 
 **Turn limit.** A turn is one model response; a run takes one turn, plus one more after each
 round of bash calls. A run that reaches {MAX_TURNS} turns (this server's \`--max-turns\`)
@@ -109,9 +116,8 @@ ask for a smaller step.
 While a run goes on, its events are published to the session's bus (default \`{BUS}\`), each
 payload carrying \`sessionId\` and \`runId\` (and \`taskId\` when the run is a task):
 
-- lifecycle: \`agent_start\`, \`turn_start\` (\`turn\`), \`tool_execution_start\` (\`callId, name,
-  args\`), \`tool_execution_end\` (\`callId, result, isError\`), \`message\` (\`role, text\`),
-  \`retry\` (a rate limit or server error being retried), \`agent_end\` (\`status, error?\`);
+- lifecycle events, one \`type\` each:
+${agentEventsDoc("  ")}
 - the raw Responses stream events of tool calls, with their own \`type\`:
   \`response.output_item.added\` / \`response.output_item.done\` (items of type \`function_call\`),
   \`response.function_call_arguments.delta\`, \`response.function_call_arguments.done\`;

@@ -8,8 +8,15 @@ import { waitUnlessGone } from "../agent/caller-wait.js";
 import { exportSession } from "../agent/session-export.js";
 import { forkSession } from "../agent/session-fork.js";
 import { listSessions } from "../agent/session-list.js";
-import { messageSchema, refOf, runResultSchema, sessionSchema, withRef } from "../agent/session-schemas.js";
-import { busNameSchema, DEFAULT_BUS } from "../bus/bus-name.js";
+import {
+  ensureSessionArgsSchema,
+  messageSchema,
+  refOf,
+  runResultSchema,
+  sessionSchema,
+  usageSchema,
+  withRef,
+} from "../agent/session-schemas.js";
 import { defineOp } from "../registry.js";
 
 const messageText = z.string().min(1).describe("The user's message");
@@ -20,25 +27,11 @@ export const startSessionOp = defineOp({
   group: "session",
   summary: "Start a session bound to a bus, or return the existing one for a known sessionKey.",
   notes:
-    "Starting with an existing `sessionKey` returns that session unchanged. Fails with `provider_auth_missing` (naming the variable) when the provider has no API key.",
-  input: z
-    .object({
-      bus: busNameSchema.default(DEFAULT_BUS).describe('Bus the session publishes to. Default: "thebus"'),
-      sessionKey: z.string().min(1).max(200).optional().describe("Your continuity name. Default: the new session's id"),
-      name: z.string().optional().describe("Display name"),
-      model: z
-        .string()
-        .min(1)
-        .optional()
-        .describe("Model. Default: the server's (server_identity.model; the guide's \"This server\" section)"),
-      provider: z.string().min(1).optional().describe('"openrouter" or "openai". Default: the server\'s'),
-      instructions: z.string().optional().describe("System instructions. Default: the built-in agent instructions"),
-      streamText: z.boolean().default(false).describe("Also publish response.output_text.delta events. Default: false"),
-    })
-    .strict(),
+    "Starting with an existing `sessionKey` returns that session unchanged. Fails with `provider_auth_missing` (naming the variable) when the provider has no API key, and with `invalid_args` for a provider that is neither known nor the server's.",
+  input: ensureSessionArgsSchema,
   output: sessionSchema,
   example: { sessionKey: "demo", name: "Demo" },
-  errors: ["provider_auth_missing"],
+  errors: ["provider_auth_missing", "invalid_args"],
   handler: (args, { services }) => {
     services.sessions.checkProvider(
       args.provider ??
@@ -53,37 +46,30 @@ export const promptOp = defineOp({
   group: "session",
   summary: "Send a user message and wait for the run to end; returns its status, final text, usage and counts.",
   notes:
-    'While a run is active, `prompt` fails with `session_busy` unless `behavior` is "steer" (delivered at the next turn boundary) or "follow_up" (delivered when the run would end); then it waits for that run. A run that fails still returns, with `status: "error"` and `error`. If the caller goes away the run continues.',
+    'While the session is busy, the prompt is stored and runs in its turn (after the run, task or compaction ahead of it, also after a restart). With `behavior` "steer" (delivered at the next turn boundary) or "follow_up" (delivered when the run would end) it joins the active run instead and waits for that run. A run that fails still returns, with `status: "error"` and `error` (`model_incomplete`, `provider_error` with `details.providerCode`, …). If the caller goes away the run continues.',
   input: withRef({
     message: messageText,
     behavior: z
       .enum(["steer", "follow_up"])
       .optional()
-      .describe("What to do when a run is active. Default: fail with session_busy"),
+      .describe("Join the active agent run instead of waiting for a run of its own. Default: a run of its own"),
   }),
   output: runResultSchema,
   example: { ...EX, message: "List the files in the current directory" },
-  errors: ["session_busy", "provider_auth_missing", "not_found"],
-  handler: async (args, { services, signal }) => {
+  errors: ["provider_auth_missing", "not_found"],
+  handler: (args, { services, signal }) => {
     const s = services.sessions;
-    const session = s.get(refOf(args));
-    s.checkProvider(session.provider);
-    const active = args.behavior ? s.activeRunResult(session.sessionId) : undefined;
-    if (active) {
-      const q = s.queuesOf(session.sessionId);
-      (args.behavior === "steer" ? q.steering : q.followUp).push(args.message);
-      return waitUnlessGone(active, signal);
-    }
-    return waitUnlessGone(s.run(session.sessionId, args.message), signal);
+    return waitUnlessGone(s.prompt(s.get(refOf(args)).sessionId, args.message, args.behavior), signal);
   },
 });
 
-function queueOp<const N extends "steer" | "follow_up">(name: N, queue: "steering" | "followUp", summary: string) {
+function queueOp<const N extends "steer" | "follow_up">(name: N, summary: string) {
   return defineOp({
     name,
     group: "session",
     summary,
-    notes: "Returns at once. When no run is active the message waits for the next run (see clear_queue).",
+    notes:
+      "Returns once the message is stored: it survives a restart and is delivered exactly once. When no run is active it waits for the next run (see clear_queue).",
     input: withRef({ message: messageText }),
     output: z.object({
       queued: z.boolean(),
@@ -92,32 +78,25 @@ function queueOp<const N extends "steer" | "follow_up">(name: N, queue: "steerin
     }),
     example: { ...EX, message: name === "steer" ? "Stop and summarise what you have" : "Then write it to notes.txt" },
     errors: ["not_found"],
-    handler: (args, { services }) => {
-      const session = services.sessions.get(refOf(args));
-      const q = services.sessions.queuesOf(session.sessionId)[queue];
-      q.push(args.message);
-      return { queued: true, pending: q.length, running: services.sessions.isRunning(session.sessionId) };
-    },
+    handler: (args, { services }) =>
+      services.sessions.enqueue(services.sessions.get(refOf(args)).sessionId, name, args.message),
   });
 }
 
 export const steerOp = queueOp(
   "steer",
-  "steering",
   "Queue a message delivered at the next turn boundary of the active run (tool calls not yet started are skipped).",
 );
-export const followUpOp = queueOp(
-  "follow_up",
-  "followUp",
-  "Queue a message delivered when the active run would otherwise end.",
-);
+export const followUpOp = queueOp("follow_up", "Queue a message delivered when the active run would otherwise end.");
 
 export const abortOp = defineOp({
   name: "abort",
   group: "session",
-  summary: "Abort the session's active run: the model stream stops and running bash is killed at once.",
+  summary:
+    "Abort what the session is doing: the model stream stops, running bash is killed, a compaction ends without changing the history.",
+  notes: "Runs waiting behind it (queued prompts, tasks) start next; queued steering and follow-ups stay queued.",
   input: withRef({}),
-  output: z.object({ aborted: z.boolean().describe("False when no run was active") }),
+  output: z.object({ aborted: z.boolean().describe("False when the session was idle") }),
   example: EX,
   errors: ["not_found"],
   handler: (args, { services }) => ({ aborted: services.sessions.abort(services.sessions.get(refOf(args)).sessionId) }),
@@ -131,24 +110,28 @@ export const clearQueueOp = defineOp({
   output: z.object({ cleared: z.number().int().describe("Messages dropped") }),
   example: EX,
   errors: ["not_found"],
-  handler: (args, { services }) => {
-    const q = services.sessions.queuesOf(services.sessions.get(refOf(args)).sessionId);
-    const cleared = q.steering.length + q.followUp.length;
-    q.steering.length = 0;
-    q.followUp.length = 0;
-    return { cleared };
-  },
+  handler: (args, { services }) => ({
+    cleared: services.sessions.clearQueue(services.sessions.get(refOf(args)).sessionId),
+  }),
 });
 
 export const getStateOp = defineOp({
   name: "get_state",
   group: "session",
-  summary: "The session with its run state: isRunning, messageCount, pending queue sizes, current run and task.",
+  summary: "The session with its run state: what runs now (agent run or compaction), what waits, message count.",
   input: withRef({}),
   output: sessionSchema.extend({
     isRunning: z.boolean(),
+    running: z.enum(["agent", "compact"]).nullable().describe("What the session is doing now; null when idle"),
     messageCount: z.number().int(),
-    pending: z.object({ steering: z.number().int(), followUp: z.number().int() }).describe("Queued messages"),
+    pending: z
+      .object({
+        steering: z.number().int(),
+        followUp: z.number().int(),
+        prompts: z.number().int().describe("Prompts stored, waiting for their run"),
+      })
+      .describe("Queued messages"),
+    queuedRuns: z.number().int().describe("Runs, tasks and compactions waiting behind the current one"),
     currentRunId: z.string().nullable(),
     currentTaskId: z.string().nullable(),
   }),
@@ -157,16 +140,7 @@ export const getStateOp = defineOp({
   handler: (args, { services }) => {
     const s = services.sessions;
     const session = s.get(refOf(args));
-    const q = s.queuesOf(session.sessionId);
-    const cur = s.current(session.sessionId);
-    return {
-      ...session,
-      isRunning: cur !== undefined,
-      messageCount: s.store.counts(session.sessionId).messages,
-      pending: { steering: q.steering.length, followUp: q.followUp.length },
-      currentRunId: cur?.runId ?? null,
-      currentTaskId: cur?.taskId ?? null,
-    };
+    return { ...session, ...s.state(session.sessionId), messageCount: s.store.counts(session.sessionId).messages };
   },
 });
 
@@ -224,15 +198,9 @@ export const setModelOp = defineOp({
   }),
   output: sessionSchema,
   example: { ...EX, model: "openai/gpt-5-mini" },
-  errors: ["not_found", "provider_auth_missing"],
-  handler: (args, { services }) => {
-    const session = services.sessions.get(refOf(args));
-    if (args.provider !== undefined) services.sessions.checkProvider(args.provider);
-    return services.sessions.store.update(session.sessionId, {
-      model: args.model,
-      ...(args.provider !== undefined ? { provider: args.provider } : {}),
-    });
-  },
+  errors: ["not_found", "provider_auth_missing", "invalid_args"],
+  handler: (args, { services }) =>
+    services.sessions.setModel(services.sessions.get(refOf(args)).sessionId, args.model, args.provider),
 });
 
 export const setSessionNameOp = defineOp({
@@ -266,14 +234,14 @@ export const compactOp = defineOp({
   group: "session",
   summary: "Ask the model to summarise the history; later model calls get the summary instead of the older messages.",
   notes:
-    "get_messages still returns every message, the summary included (role `summary`). Fails with `session_busy` while a run is active.",
+    "get_messages still returns every message, the summary included (role `summary`). While a run is active the compaction waits for its turn; prompts sent meanwhile run after it. `abort` stops it and leaves the history unchanged.",
   input: withRef({ instructions: z.string().optional().describe("What the summary should focus on") }),
   output: z.object({
     summary: z.string(),
     messagesCompacted: z.number().int().describe("Messages the summary replaces in the context"),
   }),
   example: EX,
-  errors: ["session_busy", "provider_auth_missing", "provider_error", "not_found"],
+  errors: ["provider_auth_missing", "provider_error", "model_incomplete", "cancelled", "not_found"],
   handler: async (args, { services }) => {
     const session = services.sessions.get(refOf(args));
     const { summary, messagesCompacted } = await services.sessions.compact(session.sessionId, args.instructions);
@@ -284,13 +252,14 @@ export const compactOp = defineOp({
 export const getSessionStatsOp = defineOp({
   name: "get_session_stats",
   group: "session",
-  summary: "Counts of messages, tool calls and runs, and tokens from the provider's reported usage.",
+  summary:
+    "Counts of messages, tool calls and runs; tokens (cached and reasoning too) and cost as the provider reported them.",
   input: withRef({}),
   output: z.object({
     messages: z.number().int(),
     toolCalls: z.number().int(),
     runs: z.number().int(),
-    tokens: z.object({ input: z.number().int(), output: z.number().int(), total: z.number().int() }),
+    tokens: usageSchema.describe("Summed over every run and compaction"),
   }),
   example: EX,
   errors: ["not_found"],
@@ -298,13 +267,8 @@ export const getSessionStatsOp = defineOp({
     const s = services.sessions;
     const id = s.get(refOf(args)).sessionId;
     const { messages, toolCalls } = s.store.counts(id);
-    const r = s.store.runStats(id);
-    return {
-      messages,
-      toolCalls,
-      runs: r.runs,
-      tokens: { input: r.input, output: r.output, total: r.input + r.output },
-    };
+    const { runs, ...t } = s.store.runStats(id);
+    return { messages, toolCalls, runs, tokens: { ...t, total: t.input + t.output } };
   },
 });
 

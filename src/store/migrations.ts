@@ -4,11 +4,15 @@
  */
 import { coreSchema } from "./schema/core.js";
 import { memorySchema } from "./schema/memory.js";
+import { sessionItemsSchema } from "./schema/session-items.js";
 import { sessionSchema } from "./schema/sessions.js";
 import { taskSchema } from "./schema/tasks.js";
 
 /** Index i holds the SQL that takes the schema from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [coreSchema + sessionSchema + taskSchema + memorySchema];
+export const MIGRATIONS: readonly string[] = [
+  coreSchema + sessionSchema + taskSchema + memorySchema,
+  sessionItemsSchema,
+];
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,6 +2,7 @@
  * Turns the agent's lifecycle events into task progress: the phase, the latest meaningful
  * update, and (for the few events worth keeping) a compact timeline line.
  */
+import type { AgentEvent } from "../agent/agent-events.js";
 import type { TaskPhase } from "./task-schema.js";
 
 /** What one event changes. */
@@ -37,38 +38,29 @@ function scriptOf(args: unknown): unknown {
   return (args as { script?: unknown } | null | undefined)?.script;
 }
 
-/** Maps one lifecycle payload to progress; unknown events change nothing. */
-export function progressOf(e: Record<string, unknown>): Progress {
+/** Maps one lifecycle event to progress; events that say nothing new change nothing. */
+export function progressOf(e: AgentEvent): Progress {
   switch (e.type) {
     case "agent_start":
       return { phase: "waiting_model", update: "run started" };
-    case "turn_start": {
-      const turn = typeof e.turn === "number" ? ` (turn ${e.turn})` : "";
-      return { phase: "waiting_model", update: `waiting for the model${turn}` };
-    }
+    case "turn_start":
+      return { phase: "waiting_model", update: `waiting for the model (turn ${e.turn})` };
     case "tool_execution_start": {
-      const text = `running ${String(e.name ?? "bash")}: ${clip(firstLine(scriptOf(e.args)), 200)}`;
+      const text = `running ${e.name}: ${clip(firstLine(scriptOf(e.args)), 200)}`;
       return { phase: "running_tool", update: text, timeline: text };
     }
     case "tool_execution_end": {
       const code = (e.result as { exitCode?: unknown } | undefined)?.exitCode;
       const text =
-        typeof code === "number"
-          ? `${String(e.name ?? "bash")} exited ${code}`
-          : e.isError
-            ? "tool call failed"
-            : "tool call ended";
+        typeof code === "number" ? `${e.name} exited ${code}` : e.isError ? "tool call failed" : "tool call ended";
       return { phase: "waiting_model", update: text };
     }
     case "message": {
-      if (e.role !== "assistant" || typeof e.text !== "string" || e.text.trim() === "") return {};
-      const text = clip(e.text);
-      return { update: text, timeline: `assistant: ${clip(e.text, 200)}` };
+      if (e.role !== "assistant" || e.text.trim() === "") return {};
+      return { update: clip(e.text), timeline: `assistant: ${clip(e.text, 200)}` };
     }
     case "retry": {
-      const err = e.error as { message?: unknown } | string | undefined;
-      const why = typeof err === "string" ? err : typeof err?.message === "string" ? err.message : "provider error";
-      const text = `retrying the model call: ${clip(why, 200)}`;
+      const text = `retrying the model call: ${clip(e.error.message, 200)}`;
       return { update: text, timeline: text };
     }
     default:

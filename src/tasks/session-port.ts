@@ -1,40 +1,38 @@
 /**
  * What the task service needs from sessions (src/agent/session-service.ts implements it). Kept
- * as a narrow interface so the task runner depends on behaviour, not on the agent's internals.
+ * as a narrow interface so the task runner depends on behaviour, not on the agent's internals;
+ * the shapes themselves come from the session schemas.
  */
+import type { AgentEvent } from "../agent/agent-events.js";
+import type { EnsureSessionArgs, RunResult, Session } from "../agent/session-schemas.js";
 
 /** The parts of a Session the task service reads. */
-export interface TaskSession {
-  sessionId: string;
-  sessionKey: string;
-  provider: string;
-  model: string;
-  bus: string;
-}
+export type TaskSession = Pick<Session, "sessionId" | "sessionKey" | "provider" | "model" | "bus">;
 
 /** The outcome of one agent run. */
-export interface TaskRunResult {
-  sessionId: string;
-  runId: string;
-  status: "completed" | "completed_no_summary" | "error" | "cancelled";
-  text: string | null;
-  error?: { code: string; message: string };
-}
+export type TaskRunResult = Pick<RunResult, "sessionId" | "runId" | "status" | "text" | "error" | "usage">;
 
 /** Session operations used by tasks. */
 export interface SessionPort {
   /** The session of `sessionKey` (created when new). */
-  ensure(args: { sessionKey?: string; bus?: string; name?: string; model?: string; provider?: string }): TaskSession;
+  ensure(args: EnsureSessionArgs): TaskSession;
   /** A session by id or key; throws `not_found`. */
   get(ref: { sessionId?: string; sessionKey?: string }): TaskSession;
-  /** Throws `provider_auth_missing` when the provider's key is missing. */
+  /** Throws `provider_auth_missing` when the provider's key is missing, `invalid_args` when it is unknown. */
   checkProvider(provider?: string): void;
-  /** Runs one prompt; throws `session_busy` when a run is active on the session. */
+  /**
+   * Joins the session's run queue and resolves when the run has ended. `onStart` is called as
+   * the run leaves the queue (false skips it); aborting `signal` removes a waiting run or
+   * cancels a running one. Rejects when the run never started.
+   */
   run(
     sessionId: string,
     message: string,
-    opts?: { taskId?: string; signal?: AbortSignal; onEvent?: (payload: Record<string, unknown>) => void },
+    opts?: {
+      taskId?: string;
+      signal?: AbortSignal;
+      onStart?: () => boolean | undefined;
+      onEvent?: (event: AgentEvent) => void;
+    },
   ): Promise<TaskRunResult>;
-  isRunning(sessionId: string): boolean;
-  abort(sessionId: string): boolean;
 }

@@ -1,10 +1,12 @@
 /**
- * Executes run tasks: one FIFO queue per session (a session runs one task at a time, in
- * order), each task run through `sessions.run` with its own abort signal, lifecycle events
- * turned into progress, and the run's outcome turned into the task's final status — unless the
- * agent already set its own task to blocked/needs_human (or someone ended it), which the end of
- * the run never overwrites.
+ * Executes run tasks. Each task joins its session's run queue (the session service's one
+ * scheduler, shared with prompts and compactions), so a session runs one thing at a time in
+ * arrival order and nothing here polls or requeues. Lifecycle events become progress, and the
+ * run's outcome the task's final status — unless the agent already set its own task to
+ * blocked/needs_human (or someone ended it), which the end of the run never overwrites.
  */
+import type { AgentEvent } from "../agent/agent-events.js";
+import type { ClawError } from "../errors.js";
 import { toClawError } from "../errors.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult } from "./session-port.js";
@@ -13,22 +15,17 @@ import type { TaskStatus } from "./task-schema.js";
 import { ACTIONABLE, TERMINAL } from "./task-status.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
 
-/** A run in progress. */
-interface ActiveRun {
-  taskId: string;
-  sessionId: string;
+/** A task handed to its session's queue. */
+interface TaskJob {
   controller: AbortController;
+  /** True once the run left the queue. */
+  started: boolean;
   done: Promise<void>;
 }
 
-const BUSY_RETRY_MIN_MS = 100;
-const BUSY_RETRY_MAX_MS = 2000;
-
 /** Runs queued run tasks. */
 export class TaskRunner {
-  private readonly queues = new Map<string, string[]>();
-  private readonly active = new Map<string, ActiveRun>();
-  private readonly retries = new Map<string, { timer: NodeJS.Timeout; delay: number }>();
+  private readonly jobs = new Map<string, TaskJob>();
   private closing = false;
 
   constructor(
@@ -37,49 +34,58 @@ export class TaskRunner {
     private readonly log: (line: string) => void,
   ) {}
 
-  /** Appends a todo run task to its session's queue and starts it when the session is free. */
+  /** Puts a todo run task in its session's queue; it starts when its turn comes. */
   enqueue(task: TaskRecord): void {
-    if (!task.sessionId) return;
-    const queue = this.queues.get(task.sessionId) ?? [];
-    queue.push(task.id);
-    this.queues.set(task.sessionId, queue);
-    this.pump(task.sessionId);
+    if (!task.sessionId || this.closing || this.jobs.has(task.id)) return;
+    const job: TaskJob = { controller: new AbortController(), started: false, done: Promise.resolve() };
+    this.jobs.set(task.id, job);
+    job.done = this.sessions
+      .run(task.sessionId, task.prompt ?? "", {
+        taskId: task.id,
+        signal: job.controller.signal,
+        onStart: () => {
+          job.started = this.begin(task.id);
+          return job.started;
+        },
+        onEvent: (e) => this.onEvent(task.id, e),
+      })
+      .then(
+        (result) => this.finish(task.id, result),
+        (err: unknown) => this.notRun(task, job, toClawError(err)),
+      )
+      .catch((err: unknown) => this.log(`tsclaw: task ${task.id}: could not record the end of its run: ${String(err)}`))
+      .finally(() => {
+        if (this.jobs.get(task.id) === job) this.jobs.delete(task.id);
+      });
   }
 
   /** True while the task's agent run is active in this process. */
   isRunning(taskId: string): boolean {
-    return this.runOf(taskId) !== undefined;
+    return this.jobs.get(taskId)?.started === true;
   }
 
-  /** Removes a queued task from its queue; true when it was queued. */
+  /** Takes a waiting task out of its session's queue; true when it was waiting. */
   dequeue(taskId: string): boolean {
-    for (const queue of this.queues.values()) {
-      const i = queue.indexOf(taskId);
-      if (i >= 0) {
-        queue.splice(i, 1);
-        return true;
-      }
-    }
-    return false;
+    const job = this.jobs.get(taskId);
+    if (!job || job.started) return false;
+    job.controller.abort();
+    return true;
   }
 
   /** Aborts the task's run (its bash is killed) and waits, up to `timeoutMs`, for it to end. */
   async stop(taskId: string, timeoutMs = 15_000): Promise<void> {
-    const run = this.runOf(taskId);
-    if (!run) return;
-    run.controller.abort();
-    this.sessions.abort(run.sessionId);
-    await settleWithin(run.done, timeoutMs);
+    const job = this.jobs.get(taskId);
+    if (!job) return;
+    job.controller.abort();
+    await settleWithin(job.done, timeoutMs);
   }
 
-  /** Shutdown: running tasks become error/interrupted, runs are aborted and awaited; queued tasks stay todo. */
+  /** Shutdown: running tasks become error/interrupted, runs are aborted and awaited; waiting tasks stay todo. */
   async close(timeoutMs = 15_000): Promise<void> {
     this.closing = true;
-    for (const { timer } of this.retries.values()) clearTimeout(timer);
-    this.retries.clear();
-    const runs = [...this.active.values()];
-    for (const run of runs) {
-      const t = this.store.find(run.taskId);
+    const running = [...this.jobs].filter(([, job]) => job.started);
+    for (const [taskId, job] of running) {
+      const t = this.store.find(taskId);
       if (t?.status === "in_progress") {
         const error = taskError("interrupted", "the server shut down while this task ran", t.sessionKey);
         this.store.patch(
@@ -94,69 +100,18 @@ export class TaskRunner {
           { timeline: "interrupted: the server shut down" },
         );
       }
-      run.controller.abort();
-      this.sessions.abort(run.sessionId);
+      job.controller.abort();
     }
-    await settleWithin(Promise.allSettled(runs.map((r) => r.done)), timeoutMs);
+    await settleWithin(Promise.allSettled(running.map(([, job]) => job.done)), timeoutMs);
   }
 
-  private runOf(taskId: string): ActiveRun | undefined {
-    for (const run of this.active.values()) if (run.taskId === taskId) return run;
-    return undefined;
-  }
-
-  private pump(sessionId: string): void {
-    if (this.closing || this.active.has(sessionId) || this.retries.has(sessionId)) return;
-    const queue = this.queues.get(sessionId);
-    let next: TaskRecord | undefined;
-    while (queue && queue.length > 0) {
-      const t = this.store.find(queue[0]!);
-      if (t?.status === "todo") {
-        next = t;
-        break;
-      }
-      queue.shift(); // cancelled (or otherwise moved on) while it waited
-    }
-    if (!next) {
-      this.queues.delete(sessionId);
-      return;
-    }
-    if (this.sessions.isRunning(sessionId)) {
-      this.waitForSession(next);
-      return;
-    }
-    queue!.shift();
-    this.start(next);
-  }
-
-  /** The session runs something that is not a task (a direct prompt): retry with backoff. */
-  private waitForSession(t: TaskRecord): void {
-    const sessionId = t.sessionId!;
-    if (t.phase !== "waiting_session") {
-      this.store.patch(
-        t.id,
-        {
-          phase: "waiting_session",
-          latestUpdate: { at: Date.now(), text: "waiting: the session is busy with another run" },
-        },
-        { timeline: "waiting for the session" },
-      );
-    }
-    const delay = Math.min(BUSY_RETRY_MAX_MS, (this.retries.get(sessionId)?.delay ?? BUSY_RETRY_MIN_MS / 2) * 2);
-    const timer = setTimeout(() => {
-      this.retries.delete(sessionId);
-      this.pump(sessionId);
-    }, delay);
-    timer.unref();
-    this.retries.set(sessionId, { timer, delay });
-  }
-
-  private start(t: TaskRecord): void {
-    const sessionId = t.sessionId!;
-    const controller = new AbortController();
+  /** The run leaves the queue: the task goes in_progress, unless it was cancelled meanwhile. */
+  private begin(taskId: string): boolean {
+    const t = this.store.find(taskId);
+    if (t?.status !== "todo" || this.closing) return false;
     const now = Date.now();
     this.store.patch(
-      t.id,
+      taskId,
       {
         status: "in_progress",
         phase: "starting",
@@ -165,53 +120,36 @@ export class TaskRunner {
       },
       { timeline: "run started" },
     );
-    const run: ActiveRun = { taskId: t.id, sessionId, controller, done: Promise.resolve() };
-    this.active.set(sessionId, run);
-    run.done = this.execute(t, controller).finally(() => {
-      if (this.active.get(sessionId) === run) this.active.delete(sessionId);
-      this.pump(sessionId);
-    });
+    return true;
   }
 
-  private async execute(t: TaskRecord, controller: AbortController): Promise<void> {
-    let result: TaskRunResult;
-    try {
-      result = await this.sessions.run(t.sessionId!, t.prompt ?? "", {
-        taskId: t.id,
-        signal: controller.signal,
-        onEvent: (e) => this.onEvent(t.id, e),
-      });
-    } catch (err) {
-      const e = toClawError(err);
-      if (e.code === "session_busy" && !this.closing && !controller.signal.aborted) return this.requeue(t);
-      if (e.code === "internal") this.log(`tsclaw: task ${t.id}: run failed: ${(err as Error)?.stack ?? String(err)}`);
-      result = {
-        sessionId: t.sessionId!,
-        runId: "",
-        status: controller.signal.aborted ? "cancelled" : "error",
-        text: null,
-        error: { code: e.code, message: e.message },
-      };
+  /** The run never started (cancelled while waiting, shutdown, session deleted, no key). */
+  private notRun(t: TaskRecord, job: TaskJob, e: ClawError): void {
+    if (job.started) {
+      // Started, then failed outside the loop (the run row could not be written, …).
+      if (e.code === "internal") this.log(`tsclaw: task ${t.id}: run failed: ${e.message}`);
+      this.finish(t.id, { sessionId: t.sessionId!, runId: "", status: "error", text: "", error: e });
+      return;
     }
-    try {
-      this.finish(t.id, result);
-    } catch (err) {
-      this.log(`tsclaw: task ${t.id}: could not record the end of its run: ${String(err)}`);
-    }
-  }
-
-  /** A run raced us onto the session: back to todo, first in line. */
-  private requeue(t: TaskRecord): void {
+    if (this.closing || e.code === "shutting_down" || e.code === "cancelled") return; // stays todo / already cancelled
     const current = this.store.find(t.id);
-    if (current?.status !== "in_progress") return;
-    this.store.patch(t.id, { status: "todo", phase: "waiting_session" }, { timeline: "waiting for the session" });
-    const queue = this.queues.get(t.sessionId!) ?? [];
-    queue.unshift(t.id);
-    this.queues.set(t.sessionId!, queue);
-    this.waitForSession({ ...current, status: "todo", phase: "waiting_session" });
+    if (current?.status !== "todo") return;
+    const now = Date.now();
+    const error = taskError(e.code, e.message, t.sessionKey);
+    this.store.patch(
+      t.id,
+      {
+        status: "error",
+        phase: "ended",
+        endedAt: now,
+        error,
+        latestUpdate: { at: now, text: `failed: ${clip(e.message, 200)}` },
+      },
+      { timeline: `could not start: ${e.code}` },
+    );
   }
 
-  private onEvent(taskId: string, e: Record<string, unknown>): void {
+  private onEvent(taskId: string, e: AgentEvent): void {
     try {
       const p = progressOf(e);
       if (!p.update && !p.phase) return;
@@ -226,7 +164,7 @@ export class TaskRunner {
     }
   }
 
-  private finish(taskId: string, result: TaskRunResult): void {
+  private finish(taskId: string, result: Omit<TaskRunResult, "usage">): void {
     const t = this.store.find(taskId);
     if (!t) return;
     const summary = typeof result.text === "string" && result.text.trim() !== "" ? result.text : null;

@@ -6,7 +6,7 @@ import type { Claw } from "../../src/index.js";
 import { answer, callBash, type FakeResponses, stall } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
-import { busPayloads, until, withFakeClaw } from "./helpers.js";
+import { assistantItem, busPayloads, inputText, until, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
@@ -52,7 +52,7 @@ describe("steering and follow-ups", () => {
     expect(input[5]).toEqual({ type: "message", role: "user", content: "Stop, do something else" });
     const ends = (await busPayloads(claw)).filter((e) => e.type === "tool_execution_end");
     expect(ends.map((e) => Boolean(e.skipped))).toEqual([false, true]);
-    expect((await s.state()).pending).toEqual({ steering: 0, followUp: 0 });
+    expect((await s.state()).pending).toEqual({ steering: 0, followUp: 0, prompts: 0 });
   });
 
   it("runs a follow-up after the answer, within the same run", async () => {
@@ -66,31 +66,37 @@ describe("steering and follow-ups", () => {
     // Not delivered at the tool boundary, only once the model had answered.
     expect(JSON.stringify(fake.requests[1]!.body.input)).not.toContain("and then?");
     const last = fake.requests[2]!.body.input;
-    expect(last.at(-2)).toEqual({ type: "message", role: "assistant", content: "first answer" });
+    expect(last.at(-2)).toEqual(assistantItem("first answer"));
     expect(last.at(-1)).toEqual({ type: "message", role: "user", content: "and then?" });
   });
 
-  it("prompt with behavior follow_up joins the active run and returns its result; without behavior it is session_busy", async () => {
-    fake.script(callBash({ script: "sleep 0.3" }), answer("one"), answer("two"));
+  it("prompt with behavior follow_up joins the active run and returns its result; without behavior it waits its turn", async () => {
+    fake.script(callBash({ script: "sleep 0.3" }), answer("one"), answer("two"), answer("three"));
     const s = await claw.session.start({ sessionKey: "behave" });
     const first = s.prompt("start");
     await until(sawEvent("tool_execution_start"));
-    await expect(s.prompt("again")).rejects.toMatchObject({ code: "session_busy" });
+    const later = s.prompt("again");
+    await until(async () => (await s.state()).pending.prompts === 1);
     const joined = s.prompt("more", { behavior: "follow_up" });
-    const [a, b] = await Promise.all([first, joined]);
+    const [a, b, c] = await Promise.all([first, joined, later]);
     expect(a.runId).toBe(b.runId);
     expect(b.text).toBe("two");
+    // The plain prompt was stored, then ran as a run of its own once the first one had ended.
+    expect(c).toMatchObject({ status: "completed", text: "three" });
+    expect(c.runId).not.toBe(a.runId);
+    expect(fake.requests.at(-1)!.body.input.map(inputText).slice(-2)).toEqual(["two", "again"]);
+    expect((await s.state()).pending).toEqual({ steering: 0, followUp: 0, prompts: 0 });
   });
 
   it("keeps steering sent while idle for the next run and clear_queue drops it", async () => {
     const s = await claw.session.start({ sessionKey: "idle" });
     expect(await s.steer("note 1")).toMatchObject({ queued: true, running: false });
     await s.followUp("later");
-    expect((await s.state()).pending).toEqual({ steering: 1, followUp: 1 });
+    expect((await s.state()).pending).toEqual({ steering: 1, followUp: 1, prompts: 0 });
     expect(await s.clearQueue()).toEqual({ cleared: 2 });
     await s.steer("remember this");
     await s.prompt("hello");
-    expect(fake.requests[0]!.body.input.map((i: any) => i.content)).toEqual(["hello", "remember this"]);
+    expect(fake.requests[0]!.body.input.map(inputText)).toEqual(["hello", "remember this"]);
   });
 });
 
@@ -173,9 +179,6 @@ describe("abort", () => {
       onEvent: (p) => seen.push(p.type as string),
     });
     expect(claw.services.sessions.isRunning(session.sessionId)).toBe(true);
-    await expect(claw.services.sessions.run(session.sessionId, "other")).rejects.toMatchObject({
-      code: "session_busy",
-    });
     await fake.waitForRequests(1);
     controller.abort();
     const r = await running;

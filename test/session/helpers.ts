@@ -1,5 +1,5 @@
 /** Shared setup of the session tests: a fake Responses server and claws pointed at it. */
-import { afterEach, beforeEach } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import type { Claw, ClawOptions } from "../../src/index.js";
 import { type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
 import { memClaw } from "../helpers/claw.js";
@@ -48,3 +48,20 @@ export function withFakeClaw(
     await fake.close();
   });
 }
+
+/** The text of an input item: a user message's string, or an assistant item's output_text parts. */
+export function inputText(item: any): string {
+  if (typeof item?.content === "string") return item.content;
+  if (!Array.isArray(item?.content)) return "";
+  return item.content.map((p: any) => p.text ?? p.refusal ?? "").join("");
+}
+
+/** An assistant message item as the fake server sends it (and as it is replayed). */
+export const assistantItem = (text: string) =>
+  expect.objectContaining({
+    type: "message",
+    role: "assistant",
+    status: "completed",
+    id: expect.any(String),
+    content: [expect.objectContaining({ type: "output_text", text })],
+  });

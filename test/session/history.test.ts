@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { type Claw, createClaw } from "../../src/index.js";
 import { answer, callBash, type FakeResponses } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
-import { withFakeClaw } from "./helpers.js";
+import { assistantItem, inputText, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
@@ -44,7 +44,7 @@ describe("persistence", () => {
     expect(input).toHaveLength(5);
     expect(input[0].content).toBe("remember me");
     expect(JSON.parse(input[2].output).stdout).toBe("persisted\n");
-    expect(input[3]).toEqual({ type: "message", role: "assistant", content: "first answer" });
+    expect(input[3]).toEqual(assistantItem("first answer"));
     expect(input[4]).toEqual({ type: "message", role: "user", content: "still there?" });
     expect(await again.lastAssistantText()).toBe("second answer");
     expect((await again.stats()).runs).toBe(2);
@@ -100,7 +100,7 @@ describe("fork", () => {
     expect((await partial.messages()).messages.map((m) => m.text)).toEqual(["Q1", "A1"]);
     fake.script(answer("B2"));
     await partial.prompt("Q2-alt");
-    expect(fake.requests.at(-1)!.body.input.map((i: any) => i.content)).toEqual(["Q1", "A1", "Q2-alt"]);
+    expect(fake.requests.at(-1)!.body.input.map(inputText)).toEqual(["Q1", "A1", "Q2-alt"]);
     expect(fake.requests.at(-1)!.body).toMatchObject({ model: "m-1", instructions: "be brief" });
 
     // The original is untouched.
@@ -180,7 +180,7 @@ describe("export and inspection", () => {
       messages: 4,
       toolCalls: 1,
       runs: 1,
-      tokens: { input: 20, output: 10, total: 30 },
+      tokens: { input: 20, output: 10, total: 30, cachedInput: 0, reasoning: 0, cost: null },
     });
   });
 });

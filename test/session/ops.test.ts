@@ -84,7 +84,7 @@ async function scenario(call: Call, fake: FakeResponses): Promise<unknown[]> {
   expect((await step("get_state", ref)).result).toMatchObject({
     isRunning: false,
     messageCount: 2,
-    pending: { steering: 1, followUp: 1 },
+    pending: { steering: 1, followUp: 1, prompts: 0 },
     currentRunId: null,
   });
   expect((await step("clear_queue", ref)).result).toEqual({ cleared: 2 });
@@ -110,7 +110,7 @@ async function scenario(call: Call, fake: FakeResponses): Promise<unknown[]> {
     messages: 3,
     toolCalls: 0,
     runs: 1,
-    tokens: { input: 20, output: 10, total: 30 },
+    tokens: { input: 20, output: 10, total: 30, cachedInput: 0, reasoning: 0, cost: null },
   });
   expect((await step("get_last_assistant_text", ref)).result).toEqual({ text: "hello there" });
   expect((await step("export_session", { ...ref, format: "jsonl" })).result.content.split("\n")).toHaveLength(5);

@@ -1,0 +1,126 @@
+/**
+ * One run queue per session: prompts, tasks and compactions all join it, and the session runs
+ * one job at a time, in arrival order. The next job starts in the same tick the previous one
+ * ends, so nothing polls and nothing can slip in between. A job aborted while it waits leaves
+ * the queue at once.
+ */
+import { ClawError } from "../errors.js";
+import type { RunResult } from "./session-schemas.js";
+
+/** One unit of work on a session. */
+export interface Job {
+  readonly kind: "agent" | "compact";
+  readonly runId: string;
+  readonly taskId?: string;
+  /** Aborting it cancels the job, waiting or running. */
+  readonly controller: AbortController;
+  /** Agent jobs: the run's result, for callers that join it (steer, follow_up). */
+  readonly result?: Promise<RunResult>;
+  /** Does the work; resolves when it is over (never rejects). */
+  start(): Promise<void>;
+  /** The job will never start: aborted while waiting, its session deleted, or shutdown. */
+  drop(reason: ClawError): void;
+}
+
+interface Lane {
+  active?: { job: Job; done: Promise<void> };
+  waiting: Job[];
+}
+
+/** Holds every session's lane. */
+export class RunScheduler {
+  private readonly lanes = new Map<string, Lane>();
+  private closing = false;
+
+  /** Starts `job` now when the session is idle, else queues it; "queued" when it has to wait. */
+  submit(sessionId: string, job: Job): "started" | "queued" {
+    if (this.closing) throw new ClawError("shutting_down", "the claw is closing; no new runs start");
+    const lane = this.lanes.get(sessionId) ?? { waiting: [] };
+    this.lanes.set(sessionId, lane);
+    if (!lane.active) {
+      this.begin(sessionId, lane, job);
+      return "started";
+    }
+    lane.waiting.push(job);
+    const onAbort = () => {
+      const i = lane.waiting.indexOf(job);
+      if (i < 0) return;
+      lane.waiting.splice(i, 1);
+      job.drop(new ClawError("cancelled", "cancelled before it started"));
+    };
+    if (job.controller.signal.aborted) onAbort();
+    else job.controller.signal.addEventListener("abort", onAbort, { once: true });
+    return "queued";
+  }
+
+  /** True when the session has an active job. */
+  busy(sessionId: string): boolean {
+    return this.lanes.get(sessionId)?.active !== undefined;
+  }
+
+  /** The session's active job. */
+  active(sessionId: string): Job | undefined {
+    return this.lanes.get(sessionId)?.active?.job;
+  }
+
+  /** Jobs waiting behind the active one. */
+  waiting(sessionId: string): number {
+    return this.lanes.get(sessionId)?.waiting.length ?? 0;
+  }
+
+  /** Sessions with an active job. */
+  activeSessionIds(): string[] {
+    return [...this.lanes].filter(([, lane]) => lane.active).map(([id]) => id);
+  }
+
+  /** Resolves when the session's active job (if any) is over. */
+  async idle(sessionId: string): Promise<void> {
+    await this.lanes.get(sessionId)?.active?.done;
+  }
+
+  /** Drops every waiting job of the session with `reason`. */
+  dropWaiting(sessionId: string, reason: ClawError): void {
+    const lane = this.lanes.get(sessionId);
+    if (!lane) return;
+    for (const job of lane.waiting.splice(0)) job.drop(reason);
+  }
+
+  /** Shutdown: waiting jobs are dropped (`shutting_down`), active ones aborted and awaited. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const reason = new ClawError("shutting_down", "the claw closed before this run started");
+    const done: Promise<void>[] = [];
+    for (const [sessionId, lane] of this.lanes) {
+      this.dropWaiting(sessionId, reason);
+      if (lane.active) {
+        lane.active.job.controller.abort();
+        done.push(lane.active.done);
+      }
+    }
+    await Promise.allSettled(done);
+  }
+
+  private begin(sessionId: string, lane: Lane, job: Job): void {
+    const entry = { job, done: Promise.resolve() };
+    lane.active = entry;
+    entry.done = job.start().finally(() => {
+      if (lane.active === entry) lane.active = undefined;
+      this.next(sessionId, lane);
+    });
+  }
+
+  private next(sessionId: string, lane: Lane): void {
+    if (lane.active) return;
+    const job = lane.waiting.shift();
+    if (!job) {
+      this.lanes.delete(sessionId);
+      return;
+    }
+    if (this.closing) {
+      job.drop(new ClawError("shutting_down", "the claw closed before this run started"));
+      this.next(sessionId, lane);
+      return;
+    }
+    this.begin(sessionId, lane, job);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The two kinds of job a session's run queue holds: an agent run and a compaction. Each records
+ * its run row, publishes its events, links the caller's signal while it lasts, and settles the
+ * caller's promise once its events are committed.
+ */
+import type OpenAI from "openai";
+import type { BashRunner } from "../bash/bash-runner.js";
+import type { BusService } from "../bus/bus-service.js";
+import type { ClawConfig } from "../config.js";
+import { ClawError, toClawError } from "../errors.js";
+import { executeRun, type RunMessage } from "./agent-run.js";
+import { type CompactOutcome, compactSession } from "./compact.js";
+import type { ModelCaller } from "./model-call.js";
+import { RunEvents } from "./run-events.js";
+import type { Job } from "./run-scheduler.js";
+import type { RunResult, Session } from "./session-schemas.js";
+import type { RunOptions } from "./session-service.js";
+import type { SessionStore } from "./session-store.js";
+import { zeroUsage } from "./usage.js";
+
+/** Shared parts every job uses. */
+export interface JobDeps {
+  config: ClawConfig;
+  bus: BusService;
+  bash: BashRunner;
+  store: SessionStore;
+  model: ModelCaller;
+}
+
+/** A promise with its settle functions (the caller's side of a job). */
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A controller that follows `signal` until `unlink` is called. */
+function linked(signal: AbortSignal | undefined) {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  if (signal?.aborted) controller.abort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
+  return { controller, unlink: () => signal?.removeEventListener("abort", onAbort) };
+}
+
+/** An agent run of `first` (given text, or a stored queued prompt). */
+export function runJob(
+  deps: JobDeps,
+  a: { session: Session; client: OpenAI; runId: string; first: RunMessage; opts: RunOptions },
+): Job & { result: Promise<RunResult> } {
+  const { session, runId, opts } = a;
+  const { controller, unlink } = linked(opts.signal);
+  const caller = deferred<RunResult>();
+  const drop = (reason: ClawError) => {
+    unlink();
+    // A prompt stays stored through a shutdown (it runs after the restart); otherwise it is gone.
+    if ("queuedId" in a.first && reason.code !== "shutting_down") deps.store.queue.dropPrompt(a.first.queuedId);
+    caller.reject(reason);
+  };
+  return {
+    kind: "agent",
+    runId,
+    taskId: opts.taskId,
+    controller,
+    result: caller.promise,
+    drop,
+    async start() {
+      try {
+        if (opts.onStart?.() === false) {
+          drop(new ClawError("cancelled", "cancelled before it started"));
+          return;
+        }
+        deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
+        const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
+        const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
+        const { config, store, bash, model } = deps;
+        const result = await executeRun(
+          { config, store, bash, model, client: a.client, events },
+          { session, runId, taskId: opts.taskId, signal: controller.signal },
+          a.first,
+        );
+        unlink();
+        // Settled before the next job starts (its handlers run first): a task's end is recorded
+        // before the next task of its session begins, and a caller reads every event of its run.
+        await events.flushed();
+        caller.resolve(result);
+      } catch (err) {
+        unlink();
+        caller.reject(toClawError(err));
+      }
+    },
+  };
+}
+
+/** A compaction; the history changes only when it completes. */
+export function compactJob(
+  deps: JobDeps,
+  a: { session: Session; client: OpenAI; runId: string; instructions?: string },
+): Job & { outcome: Promise<CompactOutcome> } {
+  const { session, runId } = a;
+  const controller = new AbortController();
+  const caller = deferred<CompactOutcome>();
+  return {
+    kind: "compact",
+    runId,
+    controller,
+    outcome: caller.promise,
+    drop: (reason) => caller.reject(reason),
+    async start() {
+      const { store } = deps;
+      let events: RunEvents | undefined;
+      try {
+        store.startRun(runId, session.sessionId, undefined, "compact");
+        events = new RunEvents(deps.bus, session.bus, { sessionId: session.sessionId, runId }, deps.config.log);
+        events.emit({ type: "compact_start", ...(a.instructions ? { instructions: a.instructions } : {}) });
+        const o = await compactSession(
+          { config: deps.config, store, client: a.client, model: deps.model, events },
+          { session, runId, signal: controller.signal, instructions: a.instructions },
+        );
+        store.endRun(runId, { status: "completed", turns: 1, toolCalls: 0, usage: o.usage });
+        events.emit({ type: "compact_end", status: "completed", messagesCompacted: o.messagesCompacted });
+        await events.flushed();
+        caller.resolve(o);
+      } catch (err) {
+        const cancelled = controller.signal.aborted;
+        const e = cancelled
+          ? new ClawError("cancelled", "the compaction was aborted; the history is unchanged")
+          : toClawError(err);
+        const error = { code: e.code, message: e.message };
+        const status = cancelled ? "cancelled" : "error";
+        try {
+          store.endRun(runId, { status, turns: 1, toolCalls: 0, usage: zeroUsage(), error });
+          events?.emit({ type: "compact_end", status, messagesCompacted: 0, error });
+          await events?.flushed();
+        } finally {
+          caller.reject(e);
+        }
+      }
+    },
+  };
+}
