@@ -1,23 +1,18 @@
 /** Provider configuration: base URL and API key variable per provider, and the key lookup. */
 import OpenAI from "openai";
+import { DEFAULTS } from "../config/defaults.js";
 import { ClawError } from "../errors.js";
 
 /** A provider's defaults. */
 export interface ProviderInfo {
   baseURL: string;
   keyVar: string;
-  /** Model of sessions that name this provider but no model. */
-  defaultModel: string;
 }
 
 /** Known providers. Any Responses-compatible server works through the claw's own `baseURL`. */
 export const PROVIDERS: Record<string, ProviderInfo> = {
-  openrouter: {
-    baseURL: "https://openrouter.ai/api/v1",
-    keyVar: "OPENROUTER_API_KEY",
-    defaultModel: "openai/gpt-5:online",
-  },
-  openai: { baseURL: "https://api.openai.com/v1", keyVar: "OPENAI_API_KEY", defaultModel: "gpt-5" },
+  openrouter: { baseURL: "https://openrouter.ai/api/v1", keyVar: "OPENROUTER_API_KEY" },
+  openai: { baseURL: "https://api.openai.com/v1", keyVar: "OPENAI_API_KEY" },
 };
 
 /** The settings that decide which providers exist for this claw. */
@@ -32,7 +27,7 @@ export interface ProviderConfig {
 /** The model a session of `provider` uses when it names none. */
 export function defaultModelFor(config: ProviderConfig, provider: string): string {
   if (provider === config.provider) return config.model;
-  return PROVIDERS[provider]?.defaultModel ?? config.model;
+  return DEFAULTS.providerModels[provider] ?? config.model;
 }
 
 /** The variable holding the configured provider's key (an unknown name: `<NAME>_API_KEY`). */
