@@ -6,15 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { blob, call, message, reasoning, refusal, webSearch } from "../fixtures/fake-items.js";
-import {
-  answer,
-  cut,
-  errorEvent,
-  type FakeResponses,
-  fail,
-  respond,
-  streamError,
-} from "../fixtures/fake-responses.js";
+import { answer, cut, errorEvent, type FakeResponses, fail, respond, streamError } from "../fixtures/fake-responses.js";
 import { busPayloads, fakeClaw, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
@@ -94,7 +86,10 @@ describe("output items kept and replayed", () => {
       reasoning: 40,
       cost: 0.0125,
     });
-    const jsonl = (await s.export("jsonl")).trim().split("\n").map((l) => JSON.parse(l));
+    const jsonl = (await s.export("jsonl"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(jsonl[3]).toMatchObject({ type: "message", role: "tool_call", item: { arguments: ODD_ARGS } });
   });
 
@@ -173,22 +168,33 @@ describe("run endings", () => {
   });
 
   it.each([
-    ["HTTP 429 insufficient_quota", fail(429, { code: "insufficient_quota", message: "You exceeded your current quota" }), "insufficient_quota"],
-    ["a stream error event (insufficient_quota)", errorEvent("insufficient_quota", "You exceeded your current quota"), "insufficient_quota"],
+    [
+      "HTTP 429 insufficient_quota",
+      fail(429, { code: "insufficient_quota", message: "You exceeded your current quota" }),
+      "insufficient_quota",
+    ],
+    [
+      "a stream error event (insufficient_quota)",
+      errorEvent("insufficient_quota", "You exceeded your current quota"),
+      "insufficient_quota",
+    ],
     ["response.failed", streamError("Request too large"), "server_error"],
     ["HTTP 400", fail(400, { code: "invalid_value", message: "bad input" }), "invalid_value"],
     ["HTTP 401", fail(401, { code: "invalid_api_key", message: "no" }), "invalid_api_key"],
     ["HTTP 403", fail(403, { message: "forbidden" }), null],
     ["HTTP 404", fail(404, { code: "model_not_found", message: "no such model" }), "model_not_found"],
-  ])("%s ends the run at once with provider_error and the provider's code, after one request", async (_n, turn, code) => {
-    fake.script(turn, answer("never"));
-    const s = await claw.session.start({ sessionKey: `fail-${fake.pending()}` });
-    const r = await s.prompt("hello");
-    expect(r).toMatchObject({ status: "error", error: { code: "provider_error" } });
-    if (code !== null) expect(r.error!.details).toMatchObject({ providerCode: code });
-    expect(fake.requests).toHaveLength(1);
-    expect((await busPayloads(claw)).some((e) => e.type === "retry")).toBe(false);
-  });
+  ])(
+    "%s ends the run at once with provider_error and the provider's code, after one request",
+    async (_n, turn, code) => {
+      fake.script(turn, answer("never"));
+      const s = await claw.session.start({ sessionKey: `fail-${fake.pending()}` });
+      const r = await s.prompt("hello");
+      expect(r).toMatchObject({ status: "error", error: { code: "provider_error" } });
+      if (code !== null) expect(r.error!.details).toMatchObject({ providerCode: code });
+      expect(fake.requests).toHaveLength(1);
+      expect((await busPayloads(claw)).some((e) => e.type === "retry")).toBe(false);
+    },
+  );
 
   it.each([
     ["a 429 rate limit (Retry-After honoured)", fail(429, { retryAfter: 0 })],
