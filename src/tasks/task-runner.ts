@@ -14,6 +14,7 @@ import { taskError } from "./task-errors.js";
 import type { TaskStatus } from "./task-schema.js";
 import { ACTIONABLE, TERMINAL } from "./task-status.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
+import type { TaskTelemetry } from "./telemetry.js";
 
 /** A task handed to its session's queue. */
 interface TaskJob {
@@ -32,6 +33,7 @@ export class TaskRunner {
     private readonly store: TaskStore,
     private readonly sessions: SessionPort,
     private readonly log: (line: string) => void,
+    private readonly telemetry?: TaskTelemetry,
   ) {}
 
   /** Puts a todo run task in its session's queue; it starts when its turn comes. */
@@ -50,7 +52,12 @@ export class TaskRunner {
         onEvent: (e) => this.onEvent(task.id, e),
       })
       .then(
-        (result) => this.finish(task.id, result),
+        (result) => {
+          this.finish(task.id, result);
+          const t = this.store.find(task.id);
+          const ms = t?.startedAt ? Date.now() - t.startedAt : 0;
+          this.telemetry?.recordRun(task.id, t?.status ?? result.status, ms, result.usage, result.error?.code ?? null);
+        },
         (err: unknown) => this.notRun(task, job, toClawError(err)),
       )
       .catch((err: unknown) => this.log(`tsclaw: task ${task.id}: could not record the end of its run: ${String(err)}`))

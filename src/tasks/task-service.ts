@@ -60,7 +60,7 @@ export class TaskService {
       deps.db,
       deps.config.env.CLAW_TELEMETRY_LOG === "1" ? deps.config.log : undefined,
     );
-    this.runner = new TaskRunner(this.store, deps.sessions, deps.config.log);
+    this.runner = new TaskRunner(this.store, deps.sessions, deps.config.log, this.telemetry);
   }
 
   /** Restart recovery: run tasks left in_progress by a dead process become error/interrupted; queued ones start. */

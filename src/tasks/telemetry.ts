@@ -5,6 +5,7 @@
  * `task_telemetry`, and written as JSON lines to the log when CLAW_TELEMETRY_LOG=1.
  */
 import { z } from "zod";
+import { type Usage, usageSchema } from "../agent/session-schemas.js";
 import { toClawError } from "../errors.js";
 import type { Db } from "../store/db.js";
 
@@ -22,6 +23,7 @@ export const telemetryRecordSchema = z.object({
   duplicate: z.boolean().describe("An idempotency or receipt replay"),
   terminalRetrieval: z.boolean().describe("The call returned a terminal status"),
   errorCode: z.string().nullable(),
+  usage: usageSchema.nullable().describe("task_run: tokens and cost of the task's run, as the provider reported them"),
 });
 export type TelemetryRecord = z.infer<typeof telemetryRecordSchema>;
 
@@ -49,6 +51,7 @@ interface RawRecord {
   duplicate: number;
   terminal_retrieval: number;
   error_code: string | null;
+  usage: string | null;
 }
 
 /** The telemetry table. */
@@ -61,8 +64,8 @@ export class TaskTelemetry {
     private readonly logLine?: (line: string) => void,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO telemetry (ts, op, task_id, poll_number, wait_asked_ms, waited_ms, status, duration_ms, duplicate, terminal_retrieval, error_code)
-       VALUES (@ts, @op, @taskId, @pollNumber, @waitAskedMs, @waitedMs, @status, @durationMs, @duplicate, @terminalRetrieval, @errorCode)`,
+      `INSERT INTO telemetry (ts, op, task_id, poll_number, wait_asked_ms, waited_ms, status, duration_ms, duplicate, terminal_retrieval, error_code, usage)
+       VALUES (@ts, @op, @taskId, @pollNumber, @waitAskedMs, @waitedMs, @status, @durationMs, @duplicate, @terminalRetrieval, @errorCode, @usage)`,
     );
   }
 
@@ -80,7 +83,18 @@ export class TaskTelemetry {
     }
   }
 
-  private record(op: string, note: TelemetryNote, durationMs: number, errorCode: string | null): void {
+  /** Records the end of a task's run (op `task_run`) with its usage. */
+  recordRun(
+    taskId: string,
+    status: string,
+    durationMs: number,
+    usage: Usage | undefined,
+    errorCode: string | null,
+  ): void {
+    this.record("task_run", { taskId, status }, durationMs, errorCode, usage);
+  }
+
+  private record(op: string, note: TelemetryNote, durationMs: number, errorCode: string | null, usage?: Usage): void {
     const row = {
       ts: Date.now(),
       op,
@@ -93,6 +107,7 @@ export class TaskTelemetry {
       duplicate: note.duplicate ? 1 : 0,
       terminalRetrieval: note.terminalRetrieval ? 1 : 0,
       errorCode,
+      usage: usage ? JSON.stringify(usage) : null,
     };
     try {
       if (this.db.open) this.insert.run(row);
@@ -102,6 +117,7 @@ export class TaskTelemetry {
           ...row,
           duplicate: !!note.duplicate,
           terminalRetrieval: !!note.terminalRetrieval,
+          usage: usage ?? null,
         }),
       );
     } catch {
@@ -136,6 +152,7 @@ export class TaskTelemetry {
       duplicate: r.duplicate === 1,
       terminalRetrieval: r.terminal_retrieval === 1,
       errorCode: r.error_code,
+      usage: r.usage === null ? null : (JSON.parse(r.usage) as Usage),
     }));
   }
 }

@@ -22,8 +22,22 @@ test("each task request is recorded: op, task, poll number, wait asked/waited, s
   await claw.do({ op: "check_task", args: { taskId: "task_unknown", waitMs: 10 } });
 
   const { records } = await claw.task.telemetry({ taskId: r.taskId });
-  expect(records.map((x) => x.op)).toEqual(["get_task", "check_task", "check_task", "run_task", "run_task"]);
-  const [get, poll2, poll1, replay, create] = records;
+  expect(records.map((x) => x.op)).toEqual([
+    "get_task",
+    "check_task",
+    "check_task",
+    "task_run",
+    "run_task",
+    "run_task",
+  ]);
+  const [get, poll2, poll1, run, replay, create] = records;
+  // The run itself, with the usage the provider reported (the fake's: 10 in, 5 out).
+  expect(run).toMatchObject({
+    status: "completed",
+    errorCode: null,
+    usage: { input: 10, output: 5, total: 15, cachedInput: 0, reasoning: 0, cost: null },
+  });
+  expect(create!.usage).toBeNull();
   expect(create).toMatchObject({ duplicate: false, status: "todo", terminalRetrieval: false, errorCode: null });
   expect(replay).toMatchObject({ duplicate: true });
   expect(poll1).toMatchObject({ pollNumber: 1, waitAskedMs: 10_000, status: "completed", terminalRetrieval: true });
@@ -61,7 +75,7 @@ test("with CLAW_TELEMETRY_LOG=1 each record is also a JSON line in the log (neve
   const r = await claw.task.run({ prompt: "SECRET-PROMPT-TEXT" });
   await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
   const records = lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
-  expect(records.map((x) => x.op)).toEqual(["task_create", "run_task", "check_task"]);
+  expect(records.map((x) => x.op)).toEqual(["task_create", "run_task", "task_run", "check_task"]);
   expect(records[0]).toMatchObject({ telemetry: true, taskId: t.taskId, status: "todo", duplicate: false });
   expect(lines.join("\n")).not.toContain("SECRET-PROMPT-TEXT");
 });

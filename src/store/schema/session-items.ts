@@ -1,7 +1,7 @@
 /**
  * Session schema, second version: output items kept verbatim (reasoning, calls, messages and
- * unknown types are replayed to the model unchanged), fuller usage per run, and the durable
- * queue of acknowledged prompts, steering and follow-up messages.
+ * unknown types are replayed to the model unchanged), fuller usage per run (and per task run in
+ * the telemetry), and the durable queue of acknowledged prompts, steering and follow-up messages.
  */
 export const sessionItemsSchema = /* sql */ `
 -- The output item exactly as the provider sent it (JSON); NULL for rows written before.
@@ -23,4 +23,7 @@ CREATE TABLE session_queue (
   created_at INTEGER NOT NULL
 );
 CREATE INDEX session_queue_session ON session_queue (session_id, kind, id);
+
+-- Telemetry of a task's run (op 'task_run'): the tokens and cost the provider reported (JSON).
+ALTER TABLE telemetry ADD COLUMN usage TEXT;
 `;
