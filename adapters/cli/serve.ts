@@ -1,6 +1,7 @@
 /** `tsclaw serve`: the long-lived process: HTTP (/do, /doc, SSE) and WebSocket on one port. */
 
 import { providerKeyStatus } from "../../src/agent/provider.js";
+import { isProviderKeyVar } from "../../src/bash/env.js";
 import { createClaw } from "../../src/claw.js";
 import type { listenAddress } from "../../src/config/parsers.js";
 import type { AccessFacts } from "../../src/config.js";
@@ -9,6 +10,7 @@ import { createAccessPolicy } from "../security.js";
 import { attachWebSocket } from "../ws-server.js";
 import type { CommandLine } from "./flags.js";
 import { flagsHelp } from "./help.js";
+import { scrubOwnSecrets } from "./scrub-secrets.js";
 import { checkTokenChoice, resolveServerToken, type TokenChoice } from "./server-token.js";
 
 /** Help of `tsclaw serve`. */
@@ -42,7 +44,8 @@ export async function serve(cl: CommandLine): Promise<number> {
   }
   let claw: ReturnType<typeof createClaw>;
   try {
-    claw = createClaw({ ...clawOptions, url: bound.url });
+    // A copy: the process's own environment block is blanked below, and getenv reads from it.
+    claw = createClaw({ ...clawOptions, url: bound.url, env: { ...process.env } });
   } catch (err) {
     await bound.close();
     throw err;
@@ -69,6 +72,8 @@ export async function serve(cl: CommandLine): Promise<number> {
       tokenHint: serverToken.hint,
     },
   });
+  // Keys and token are read: take them out of /proc/<pid>/environ and cmdline.
+  const scrubbed = scrubOwnSecrets((name) => name === "CLAW_TOKEN" || isProviderKeyVar(name), ["--token"]);
   const http = bound.attach(claw, { policy });
   const ws = attachWebSocket(claw, http.server, { policy });
   const c = claw.config;
@@ -78,6 +83,7 @@ export async function serve(cl: CommandLine): Promise<number> {
   log(`  db:       ${c.db === ":memory:" ? c.db : claw.services.db.name}`);
   log(`  model:    ${c.model} via ${c.provider}${c.baseURL ? ` at ${c.baseURL}` : ""}`);
   log(`  key:      ${providerKeyStatus(c)}`);
+  if (scrubbed.skipped) log(`  WARNING:  secrets stay readable in /proc/${process.pid}/environ: ${scrubbed.skipped}`);
   log(`  project:  ${c.project}   instance: ${claw.identity.instance}`);
   log(`  token:    ${serverToken.banner}`);
   for (const w of serverToken.warnings) log(`  WARNING:  ${w}`);
