@@ -28,6 +28,10 @@ export interface PeerTransport {
    * not sent.
    */
   sendEvent(text: string, sub: string): boolean;
+  /** True while frames queue faster than the peer reads them (backlog delivery pauses). */
+  congested(): boolean;
+  /** Calls `fn` once, after the queued frames have drained (never synchronously). */
+  onDrain(fn: () => void): void;
   /** Max subscriptions. */
   maxSubscriptions: number;
   /**
@@ -59,6 +63,8 @@ export class Peer {
       subscriptions,
       maxSubscriptions: t.maxSubscriptions,
       send: (json) => this.pushEvent(json),
+      congested: () => t.congested(),
+      onDrain: (fn) => t.onDrain(fn),
     };
   }
 
@@ -98,6 +104,16 @@ export class Peer {
       .then((response) => {
         if (!this.closedFlag) this.t.sendFrame(encodeResponse(response));
         else this.cancelAll(); // a handler that subscribed after the close must not leak
+      })
+      .catch((err: unknown) => {
+        // Encoding or sending failed (a result too large to encode, a transport that threw):
+        // the caller gets an error frame, and nothing becomes an unhandled rejection.
+        if (this.closedFlag) return;
+        try {
+          this.t.sendFrame(encodeResponse(errorResponse(idOf(value), err)));
+        } catch {
+          // the transport is gone; its close ends the peer
+        }
       })
       .finally(() => {
         if (--this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();

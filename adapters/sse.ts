@@ -8,12 +8,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { busNameSchema } from "../src/bus/bus-name.js";
 import type { StoredEvent } from "../src/bus/event-store.js";
+import { deliverToSink, type FrameSink } from "../src/bus/frame-sink.js";
+import type { Subscription } from "../src/bus/subscription.js";
 import type { Claw } from "../src/claw.js";
 import { DEFAULTS } from "../src/config/defaults.js";
 import { ClawError } from "../src/errors.js";
 
 /** Heartbeat interval when the client gives none (`?heartbeat=<seconds>`, 1–300). */
 export const DEFAULT_SSE_HEARTBEAT_MS = DEFAULTS.sseHeartbeatMs;
+
+/** Queued bytes past which a stream's delivery pauses until the socket drains. */
+const SSE_CONGESTED_BYTES = 1024 * 1024;
 
 const open = new WeakMap<Claw, Set<() => void>>();
 
@@ -45,9 +50,17 @@ function heartbeatMs(url: URL): number {
   return s * 1000;
 }
 
-function frame(e: StoredEvent): string {
-  // JSON text never holds a raw CR or LF, so one data line per event is safe.
-  return `id: ${e.seq}\ndata: {"bus":${JSON.stringify(e.bus)},"seq":${e.seq},"ts":${e.ts},"payload":${e.payloadJson}}\n\n`;
+/**
+ * An event's SSE block in three parts, written one after another: joining them would copy the
+ * payload into a new string (the socket then copies it once more). JSON text never holds a raw
+ * CR or LF, so one data line per event is safe.
+ */
+function frame(e: StoredEvent): string[] {
+  return [
+    `id: ${e.seq}\ndata: {"bus":${JSON.stringify(e.bus)},"seq":${e.seq},"ts":${e.ts},"payload":`,
+    e.payloadJson,
+    "}\n\n",
+  ];
 }
 
 /** Streams a bus as SSE. Throws ClawError (before any byte is sent) for a bad name or cursor. */
@@ -74,14 +87,33 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
   });
   res.write(`retry: ${DEFAULTS.sseRetryMs}\n: tsclaw bus ${bus}, after ${after ?? claw.services.bus.lastSeq(bus)}\n\n`);
 
-  const subscription = claw.services.bus.subscribe(bus, after, (events) => {
-    if (res.destroyed) return false;
-    let text = "";
-    for (const e of events) text += frame(e);
-    // false pauses the subscription; it re-reads from storage when the socket drains.
-    return res.write(text);
-  });
-  const onDrain = () => subscription.resume();
+  // One write per event (never a page joined into one string). A client that falls behind
+  // pauses its subscription, backlog or live; it re-reads from storage when the socket drains.
+  let drainWaiters: (() => void)[] = [];
+  const onDrain = () => {
+    const waiters = drainWaiters;
+    drainWaiters = [];
+    for (const w of waiters) w();
+  };
+  const sink: FrameSink<string[]> = {
+    write: (parts) => {
+      if (res.destroyed) return false;
+      for (const part of parts) res.write(part);
+      return true;
+    },
+    congested: () => res.writableLength > SSE_CONGESTED_BYTES,
+    onDrain: (fn) => {
+      drainWaiters.push(fn);
+      if (res.writableLength <= SSE_CONGESTED_BYTES) setImmediate(onDrain);
+    },
+    pauseLive: true,
+  };
+  let subscription: Subscription | undefined;
+  subscription = claw.services.bus.subscribe(
+    bus,
+    after,
+    deliverToSink(sink, frame, () => subscription?.resume()),
+  );
   res.on("drain", onDrain);
   const heartbeat = setInterval(() => {
     if (res.writableLength === 0) res.write(`: ping ${Date.now()}\n\n`);
@@ -92,7 +124,7 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
   open.set(claw, streams);
   const end = () => {
     clearInterval(heartbeat);
-    subscription.close();
+    subscription?.close();
     res.off("drain", onDrain);
     streams.delete(end);
     if (!res.writableEnded) res.end();

@@ -47,6 +47,15 @@ export function runStdio(claw: Claw, options: StdioOptions): Promise<void> {
   const { input, output } = options;
   const highWaterMark = options.highWaterMark ?? 8 * 1024 * 1024;
   const maxInFlight = options.maxInFlight ?? 1024;
+  // Backlog pages pause at a quarter of the mark; only live events can reach the mark itself.
+  const congestedAt = Math.max(1, Math.floor(highWaterMark / 4));
+  let drainWaiters: (() => void)[] = [];
+  const drained = () => {
+    const waiters = drainWaiters;
+    drainWaiters = [];
+    for (const w of waiters) w();
+  };
+  output.on("drain", drained);
   let outputBroken = false;
 
   const write = (text: string) => {
@@ -74,6 +83,12 @@ export function runStdio(claw: Claw, options: StdioOptions): Promise<void> {
       // Stored payload text may hold raw U+2028/U+2029; escape them as responses do, for readline-based readers.
       write(SEPARATORS.test(text) ? text.replace(SEPARATORS_G, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) : text);
       return true;
+    },
+    congested: () => !outputBroken && output.writableLength > congestedAt,
+    onDrain: (fn) => {
+      if (outputBroken) return;
+      drainWaiters.push(fn);
+      if (output.writableLength <= congestedAt) setImmediate(drained);
     },
   });
 
@@ -108,6 +123,7 @@ export function runStdio(claw: Claw, options: StdioOptions): Promise<void> {
       input.off("data", onData);
       await peer.idle();
       peer.close();
+      output.off("drain", drained);
       if (outputBroken || output.writableLength === 0) return resolve();
       // Resolve once everything written so far is flushed.
       output.write("", () => resolve());

@@ -11,7 +11,8 @@ import { type DeliveredCursor, Peer } from "./peer.js";
 
 /** The part of a WebSocket the bridge uses (`ws`'s WebSocket fits). */
 export interface BridgeSocket {
-  send(data: string): void;
+  /** Sends a text frame; `done` (when given) is called once it has been written out. */
+  send(data: string, done?: (err?: Error) => void): void;
   close(code?: number, reason?: string): void;
   /** Drops the connection at once (dead peer). */
   terminate(): void;
@@ -109,9 +110,20 @@ export function bridgeSocket(claw: Claw, socket: BridgeSocket, options: WsBridge
     corkedBytes = 0;
     raw!.uncork();
   };
+  // Backlog pages pause at a quarter of the mark and resume once written frames bring the
+  // queue under an eighth; only live events can reach the mark (and the 4008 cut).
+  const congestedAt = Math.max(1, Math.floor(highWaterMark / 4));
+  const queued = () => socket.bufferedAmount - corkedBytes;
+  let drainWaiters: (() => void)[] = [];
+  const written = () => {
+    if (drainWaiters.length === 0 || queued() > congestedAt / 2) return;
+    const waiters = drainWaiters;
+    drainWaiters = [];
+    for (const w of waiters) w();
+  };
   const send = (text: string): boolean => {
     if (ended) return false;
-    if (socket.bufferedAmount - corkedBytes > highWaterMark) {
+    if (queued() > highWaterMark) {
       cut();
       return false;
     }
@@ -126,7 +138,7 @@ export function bridgeSocket(claw: Claw, socket: BridgeSocket, options: WsBridge
         });
       }
     }
-    socket.send(text);
+    socket.send(text, written);
     if (raw) {
       corkedBytes += Buffer.byteLength(text) + 10; // + the frame header (at most 10 bytes)
       if (corkedBytes >= CORK_BYTES) uncork();
@@ -140,6 +152,11 @@ export function bridgeSocket(claw: Claw, socket: BridgeSocket, options: WsBridge
     maxInFlight: options.maxCallsPerConnection ?? claw.config.limits.maxCallsPerConnection,
     sendFrame: (text) => void send(text),
     sendEvent: (text) => send(text),
+    congested: () => queued() > congestedAt,
+    onDrain: (fn) => {
+      drainWaiters.push(fn);
+      setImmediate(written); // it may have drained already
+    },
   });
 
   const heartbeat = setInterval(() => {

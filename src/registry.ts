@@ -17,6 +17,10 @@ export type Transport = "api" | "http" | "ws" | "stdio";
 export interface Connection {
   /** Sends one frame of JSON text (an event); returns false when the peer is too slow. */
   send(json: string): boolean;
+  /** True while frames queue faster than the peer reads them (backlog delivery pauses). */
+  congested(): boolean;
+  /** Calls `fn` once, after the queued frames have drained. */
+  onDrain(fn: () => void): void;
   /** Subscriptions owned by this connection, by id, each with its cancel function. */
   readonly subscriptions: Map<string, () => void>;
   /** Max subscriptions this connection may hold. */

@@ -5,29 +5,20 @@
 import { DEFAULTS } from "../config/defaults.js";
 import { ClawError } from "../errors.js";
 import { KeyedListeners } from "../keyed-listeners.js";
+import type { BusEvent, OutAck } from "./bus-schemas.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
+import { noteLargePayload } from "./large-garbage.js";
+import { frameOverhead, jsonBytes, PAGE_BYTES } from "./page.js";
+import { validateRetention } from "./retention.js";
 import { type DeliverFn, Subscription } from "./subscription.js";
 
-/** A bus event as users see it. */
-export interface BusEvent {
-  bus: string;
-  seq: number;
-  ts: number;
-  payload: unknown;
-}
-
-/** What `out` acknowledges. */
-export interface OutAck {
-  bus: string;
-  seq: number;
-  ts: number;
-}
+export type { BusEvent, OutAck } from "./bus-schemas.js";
 
 /** Bus retention. Unset fields keep events forever. */
 export interface RetentionOptions {
-  /** Keep at most this many newest events per bus. */
+  /** Keep at most this many newest events per bus (a positive integer). */
   maxEvents?: number;
-  /** Delete events older than this many milliseconds. */
+  /** Delete events older than this many milliseconds (at least 1000, at most 100 years). */
   maxAgeMs?: number;
 }
 
@@ -58,6 +49,7 @@ export class BusService {
   private pending: Waiting[] = [];
   private afterFlush: (() => void)[] = [];
   private flushScheduled = false;
+  private flushing = false;
   private readonly listeners = new KeyedListeners<Listener>();
   private readonly maxPayloadBytes: number;
   private readonly retention: RetentionOptions;
@@ -70,7 +62,7 @@ export class BusService {
     options: BusOptions = {},
   ) {
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
-    this.retention = options.retention ?? {};
+    this.retention = validateRetention(options.retention ?? {});
     const maxAge = this.retention.maxAgeMs;
     if (maxAge !== undefined && maxAge > 0) {
       this.ageTimer = setInterval(
@@ -96,14 +88,29 @@ export class BusService {
         issues: [{ path: "payload", message: "required" }],
       });
     }
-    if (json.length > this.maxPayloadBytes / 3 && Buffer.byteLength(json) > this.maxPayloadBytes) {
-      throw new ClawError(
-        "payload_too_large",
-        `payload is ${Buffer.byteLength(json)} bytes; the limit is ${this.maxPayloadBytes}`,
-        { limit: this.maxPayloadBytes },
-      );
-    }
+    this.sizeOf(json);
     return json;
+  }
+
+  /**
+   * UTF-8 bytes of a payload's JSON text; throws `payload_too_large` past the limit. Every
+   * publisher goes through here (out, bash line and exit events, session events), so no event
+   * over the limit is ever stored.
+   */
+  sizeOf(payloadJson: string): number {
+    // A UTF-16 unit is at most 3 UTF-8 bytes: short texts need no count against the limit.
+    const bytes = payloadJson.length * 3 <= this.maxPayloadBytes ? -1 : jsonBytes(payloadJson);
+    if (bytes > this.maxPayloadBytes) {
+      throw new ClawError("payload_too_large", `payload is ${bytes} bytes; the limit is ${this.maxPayloadBytes}`, {
+        limit: this.maxPayloadBytes,
+      });
+    }
+    return bytes >= 0 ? bytes : jsonBytes(payloadJson);
+  }
+
+  /** The payload limit in bytes of JSON text. */
+  get payloadLimit(): number {
+    return this.maxPayloadBytes;
   }
 
   /** Publishes one event; resolves once it is committed. Calls in the same tick share a transaction. */
@@ -115,7 +122,13 @@ export class BusService {
   /** Publishes an already-serialised payload. */
   outJson(bus: string, payloadJson: string): Promise<OutAck> {
     if (this.closed) return Promise.reject(new ClawError("shutting_down", "the bus is closed"));
-    return new Promise<OutAck>((resolve, reject) => this.enqueue(bus, payloadJson, resolve, reject));
+    let size: number;
+    try {
+      size = this.sizeOf(payloadJson);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<OutAck>((resolve, reject) => this.enqueue(bus, payloadJson, size, resolve, reject));
   }
 
   /**
@@ -129,12 +142,25 @@ export class BusService {
       onError(new ClawError("shutting_down", "the bus is closed"));
       return;
     }
-    this.enqueue(bus, payloadJson, noop, onError);
+    let size: number;
+    try {
+      size = this.sizeOf(payloadJson);
+    } catch (err) {
+      onError(err);
+      return;
+    }
+    this.enqueue(bus, payloadJson, size, noop, onError);
   }
 
   /** Adds an event to the next group commit, scheduling it once per batch. */
-  private enqueue(bus: string, payloadJson: string, resolve: Waiting["resolve"], reject: Waiting["reject"]): void {
-    this.pending.push({ event: { bus, ts: Date.now(), payloadJson }, resolve, reject });
+  private enqueue(
+    bus: string,
+    payloadJson: string,
+    size: number,
+    resolve: Waiting["resolve"],
+    reject: Waiting["reject"],
+  ): void {
+    this.pending.push({ event: { bus, ts: Date.now(), payloadJson, size }, resolve, reject });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
@@ -149,9 +175,19 @@ export class BusService {
 
   /** Commits everything pending now. Called by the scheduler and at close. */
   flush(): void {
+    if (this.flushing) return;
     this.flushScheduled = false;
     const batch = this.pending;
     if (batch.length === 0) return;
+    this.flushing = true;
+    try {
+      this.commit(batch);
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private commit(batch: Waiting[]): void {
     this.pending = [];
     const waiters = this.afterFlush;
     this.afterFlush = [];
@@ -215,17 +251,36 @@ export class BusService {
     return this.listeners.count(bus);
   }
 
-  /** Newest seq of `bus`. */
+  /** Newest seq of `bus`, counting every `out` called so far (see {@link settle}). */
   lastSeq(bus: string): number {
+    this.settle();
     return this.store.lastSeq(bus);
   }
 
   /**
-   * Reads events after `after`; with `waitMs` > 0 and nothing to return yet, waits for the next
+   * Commits the pending group now, if there is one. Reads and subscriptions call it first, so
+   * they see every `out` called before them even while it still waits for its group commit.
+   */
+  settle(): void {
+    // Never from inside a flush (a listener asking): a nested commit would hand newer events
+    // to some listeners before the older ones reach them.
+    if (this.pending.length > 0 && !this.flushing) this.flush();
+  }
+
+  /** One page of events after `after`: at most `limit` events and 4 MiB of framed text. */
+  page(bus: string, after: number, limit: number): StoredEvent[] {
+    this.settle();
+    const events = this.store.read(bus, after, limit, PAGE_BYTES, frameOverhead(bus));
+    for (const e of events) noteLargePayload(e.payloadJson.length);
+    return events;
+  }
+
+  /**
+   * Reads a page after `after`; with `waitMs` > 0 and nothing to return yet, waits for the next
    * commit on the bus (or the end of the wait, or the signal).
    */
   async read(bus: string, after: number, limit: number, waitMs = 0, signal?: AbortSignal): Promise<StoredEvent[]> {
-    const events = this.store.read(bus, after, limit);
+    const events = this.page(bus, after, limit);
     if (events.length > 0 || waitMs <= 0 || signal?.aborted) return events;
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -240,7 +295,7 @@ export class BusService {
       });
       signal?.addEventListener("abort", done, { once: true });
     });
-    return this.store.read(bus, after, limit);
+    return this.page(bus, after, limit);
   }
 
   /**
@@ -248,6 +303,7 @@ export class BusService {
    * with none lost or repeated at the seam; without it, only events committed from now on.
    */
   subscribe(bus: string, after: number | undefined, deliver: DeliverFn): Subscription {
+    this.settle();
     const sub = new Subscription(this, bus, after ?? this.lastSeq(bus), deliver);
     sub.start();
     return sub;

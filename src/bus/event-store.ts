@@ -2,6 +2,9 @@
  * The storage interface under the bus. SQLite implements it today; another engine (PostgreSQL)
  * can replace it without touching operations or adapters.
  */
+import type { BusInfo } from "./bus-schemas.js";
+
+export type { BusInfo } from "./bus-schemas.js";
 
 /** An event as stored: the payload kept as its JSON text, so fan-out never re-serialises it. */
 export interface StoredEvent {
@@ -17,14 +20,8 @@ export interface PendingEvent {
   bus: string;
   ts: number;
   payloadJson: string;
-}
-
-/** Summary of one bus. */
-export interface BusInfo {
-  bus: string;
-  firstSeq: number;
-  lastSeq: number;
-  count: number;
+  /** UTF-8 bytes of `payloadJson`. */
+  size: number;
 }
 
 /** Durable, ordered, per-bus event storage. */
@@ -36,8 +33,12 @@ export interface EventStore {
    * Either every event is durable or none is (and the call throws).
    */
   append(batch: readonly PendingEvent[]): StoredEvent[];
-  /** Events with seq > after, oldest first, at most `limit`. */
-  read(bus: string, after: number, limit: number): StoredEvent[];
+  /**
+   * Events with seq > after, oldest first: at most `limit`, and no more than `maxBytes` of
+   * payload text, counting `overheadBytes` per event for its framing (the first event always,
+   * whatever its size). Payloads past the budget are never read.
+   */
+  read(bus: string, after: number, limit: number, maxBytes: number, overheadBytes: number): StoredEvent[];
   /** Every bus that has ever had an event. */
   list(): BusInfo[];
   /** Deletes events; returns how many. */

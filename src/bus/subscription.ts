@@ -1,23 +1,29 @@
 /**
- * One subscriber's cursor over a bus. It catches up from storage in pages, then switches to live
- * delivery in the same synchronous step as its last storage read, so no commit can fall between
- * the two: nothing is lost or repeated at the seam. A consumer that reports backpressure is
- * paused and later catches up from storage again, so a slow reader never buffers in memory.
+ * One subscriber's cursor over a bus. It catches up from storage in byte-bounded pages, then
+ * switches to live delivery in the same synchronous step as its last storage read, so no commit
+ * can fall between the two: nothing is lost or repeated at the seam. A consumer that reports
+ * backpressure is paused and later catches up from storage again, so a slow reader never
+ * buffers in memory.
  */
 
 import type { BusService } from "./bus-service.js";
 import type { StoredEvent } from "./event-store.js";
+import { PAGE_EVENTS } from "./page.js";
 
-/** Receives events in seq order. Returning `false` pauses delivery until `resume()`. */
-export type DeliverFn = (events: readonly StoredEvent[]) => boolean | void;
-
-const PAGE = 1000;
+/**
+ * Receives events in seq order, `live` false for pages read from storage. Returning `true` or
+ * nothing takes them all; `false` takes them all and pauses delivery until `resume()`; a number
+ * `n` takes only the first `n` and pauses (the rest is read from storage after `resume()`).
+ */
+export type DeliverFn = (events: readonly StoredEvent[], live: boolean) => boolean | number | undefined | void;
 
 /** A live subscription. */
 export class Subscription {
   private mode: "catchup" | "live" | "paused" | "closed" = "catchup";
   private stopListening?: () => void;
   private pumpScheduled = false;
+  private delivering = false;
+  private resumeAsked = false;
 
   constructor(
     private readonly service: BusService,
@@ -34,8 +40,12 @@ export class Subscription {
     else this.schedulePump();
   }
 
-  /** Resumes a paused subscription; it catches up from storage. */
+  /** Resumes a paused subscription; it catches up from storage. Safe to call at any time. */
   resume(): void {
+    if (this.delivering) {
+      this.resumeAsked = true; // the consumer drained while still inside its delivery
+      return;
+    }
     if (this.mode !== "paused") return;
     this.mode = "catchup";
     this.schedulePump();
@@ -47,6 +57,7 @@ export class Subscription {
     this.stopListening?.();
   }
 
+  /** True once closed. */
   get closed(): boolean {
     return this.mode === "closed";
   }
@@ -56,8 +67,28 @@ export class Subscription {
     let fresh = events;
     if (events[0]!.seq <= this.cursor) fresh = events.filter((e) => e.seq > this.cursor);
     if (fresh.length === 0) return;
-    this.cursor = fresh[fresh.length - 1]!.seq;
-    if (this.deliver(fresh) === false && this.mode === "live") this.mode = "paused";
+    this.hand(fresh, true);
+  }
+
+  /** Delivers `events`, moves the cursor past what was taken, and applies the consumer's answer. */
+  private hand(events: readonly StoredEvent[], live: boolean): void {
+    this.delivering = true;
+    this.resumeAsked = false;
+    let answer: boolean | number | undefined | void;
+    try {
+      answer = this.deliver(events, live);
+    } finally {
+      this.delivering = false;
+    }
+    if (this.closed) return; // the consumer closed us during delivery
+    const taken = typeof answer === "number" ? Math.max(0, Math.min(events.length, answer)) : events.length;
+    if (taken > 0) this.cursor = events[taken - 1]!.seq;
+    if (answer === false || typeof answer === "number") {
+      if (this.resumeAsked) {
+        this.mode = "catchup";
+        this.schedulePump();
+      } else this.mode = "paused";
+    } else if (taken < events.length || this.mode === "catchup") this.schedulePump();
   }
 
   private schedulePump(): void {
@@ -73,18 +104,15 @@ export class Subscription {
     if (this.mode !== "catchup") return;
     let page: StoredEvent[];
     try {
-      page = this.service.store.read(this.bus, this.cursor, PAGE);
+      page = this.service.page(this.bus, this.cursor, PAGE_EVENTS);
     } catch {
       this.schedulePump(); // storage hiccup: try again on the next tick
       return;
     }
-    if (page.length > 0) this.cursor = page[page.length - 1]!.seq;
-    // Same synchronous step as the read: nothing can commit in between.
-    const caughtUp = page.length < PAGE;
-    if (caughtUp) this.mode = "live";
-    const more = page.length > 0 ? this.deliver(page) : true;
-    if (this.closed) return; // the consumer closed us during delivery
-    if (more === false) this.mode = "paused";
-    else if (!caughtUp) this.schedulePump();
+    // Same synchronous step as the read: nothing can commit in between, so the page either
+    // reaches the bus's last seq (switch to live now) or more pages follow.
+    const end = page.length > 0 ? page[page.length - 1]!.seq : this.cursor;
+    if (end >= this.service.lastSeq(this.bus)) this.mode = "live";
+    if (page.length > 0) this.hand(page, false);
   }
 }

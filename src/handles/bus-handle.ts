@@ -1,16 +1,12 @@
 /** The typed bus handle: out/read/list/trim through the dispatcher, subscribe as callback or async iterator. */
 import { DEFAULT_BUS } from "../bus/bus-name.js";
-import { type BusEvent, type BusService, toBusEvent } from "../bus/bus-service.js";
+import type { BusEvent, SubscribeArgs } from "../bus/bus-schemas.js";
+import { type BusService, toBusEvent } from "../bus/bus-service.js";
 import type { StoredEvent } from "../bus/event-store.js";
+import { eventBytes, PAGE_BYTES } from "../bus/page.js";
 import type { Caller, OpInput } from "./caller.js";
 
-/** Arguments of a typed subscription. */
-export interface SubscribeArgs {
-  /** Bus name. Default: "thebus" */
-  bus?: string;
-  /** Deliver the backlog after this seq first. Default: only new events */
-  after?: number;
-}
+export type { SubscribeArgs } from "../bus/bus-schemas.js";
 
 /** An async iterator over a bus's events; `close()` (or `break`) ends it. */
 export interface BusEventStream extends AsyncIterableIterator<BusEvent> {
@@ -48,23 +44,31 @@ export function createBusHandle(call: Caller, bus: () => BusService) {
 
 function iterate(service: BusService, args: SubscribeArgs): BusEventStream {
   const buffer: StoredEvent[] = [];
+  let bufferedBytes = 0;
   let waiter: ((r: IteratorResult<BusEvent>) => void) | undefined;
   let done = false;
   const sub = service.subscribe(args.bus ?? DEFAULT_BUS, args.after, (events) => {
-    for (const e of events) {
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
       if (waiter) {
         const w = waiter;
         waiter = undefined;
         w({ value: toBusEvent(e), done: false });
-      } else buffer.push(e);
+        continue;
+      }
+      // Full (by count or by bytes): pause; the subscription re-reads the rest from storage later.
+      if (buffer.length >= ITERATOR_BUFFER || bufferedBytes >= PAGE_BYTES) return i;
+      buffer.push(e);
+      bufferedBytes += eventBytes(e);
     }
-    return buffer.length < ITERATOR_BUFFER; // pause: the subscription re-reads from storage later
+    return true;
   });
   const close = () => {
     if (done) return;
     done = true;
     sub.close();
     buffer.length = 0;
+    bufferedBytes = 0;
     waiter?.({ value: undefined, done: true });
     waiter = undefined;
   };
@@ -72,6 +76,7 @@ function iterate(service: BusService, args: SubscribeArgs): BusEventStream {
     next() {
       if (buffer.length > 0) {
         const e = buffer.shift()!;
+        bufferedBytes -= eventBytes(e);
         if (buffer.length === 0) sub.resume();
         return Promise.resolve({ value: toBusEvent(e), done: false });
       }

@@ -2,22 +2,17 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { busNameSchema, DEFAULT_BUS } from "../bus/bus-name.js";
+import { busEventSchema, busInfoSchema, outAckSchema, seqSchema, subscribeArgsSchema } from "../bus/bus-schemas.js";
 import { toBusEvent } from "../bus/bus-service.js";
 import type { StoredEvent } from "../bus/event-store.js";
+import { deliverToSink } from "../bus/frame-sink.js";
+import { PAGE_EVENTS } from "../bus/page.js";
+import type { Subscription } from "../bus/subscription.js";
 import { ClawError } from "../errors.js";
 import { defineOp } from "../registry.js";
 
-const seqSchema = z.number().int().min(0);
-
 /** A bus event. */
-export const eventSchema = z.object({
-  bus: z.string(),
-  seq: z.number().int().describe("Per-bus sequence number: starts at 1, contiguous unless trimmed"),
-  ts: z.number().describe("Commit time, epoch milliseconds"),
-  payload: z.unknown().describe("The published JSON value"),
-});
-
-const ackSchema = z.object({ bus: z.string(), seq: z.number().int(), ts: z.number() });
+export const eventSchema = busEventSchema;
 
 export const outOp = defineOp({
   name: "out",
@@ -31,7 +26,7 @@ export const outOp = defineOp({
       payload: z.unknown().describe("Any JSON value (size-limited, 1 MiB by default)"),
     })
     .strict(),
-  output: ackSchema,
+  output: outAckSchema,
   example: { bus: "thebus", payload: { hello: "world" } },
   errors: ["payload_too_large"],
   handler: (args, { services }) => services.bus.out(args.bus, args.payload),
@@ -42,12 +37,18 @@ export const readOp = defineOp({
   group: "bus",
   summary: "Read events after a cursor; with waitMs, long-poll until one arrives.",
   notes:
-    "Pass the returned `next` as `after` to continue. `lastSeq` is the bus's newest seq. A gap between `after` and the first returned seq means those events were trimmed.",
+    "Pass the returned `next` as `after` to continue. `lastSeq` is the bus's newest seq. A gap between `after` and the first returned seq means those events were trimmed. A page holds at most `limit` events and at most 4 MiB of event text (always at least one event), so `next < lastSeq` with a full page just means: read again. A read sees every `out` called before it, even one still waiting for its group commit.",
   input: z
     .object({
       bus: busNameSchema.default(DEFAULT_BUS).describe('Bus name. Default: "thebus"'),
       after: seqSchema.default(0).describe("Return events with seq > after. Default: 0"),
-      limit: z.number().int().min(1).max(1000).default(100).describe("Max events, 1-1000. Default: 100"),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(PAGE_EVENTS)
+        .default(100)
+        .describe("Max events, 1-1000 (a page also stops at 4 MiB). Default: 100"),
       waitMs: z
         .number()
         .int()
@@ -86,12 +87,7 @@ export const subscribeOp = defineOp({
   summary: "Stream a bus's events to this connection (WebSocket, stdio): backlog after `after`, then live.",
   notes:
     'Each event arrives as a frame `{"event": "bus", "sub", "bus", "seq", "ts", "payload"}`, in seq order, with no gap or duplicate between backlog and live. Without `after`, only new events. Over HTTP use `read` with `waitMs` or `GET /bus/<name>/events` (SSE).',
-  input: z
-    .object({
-      bus: busNameSchema.default(DEFAULT_BUS).describe('Bus name. Default: "thebus"'),
-      after: seqSchema.optional().describe("Deliver the backlog after this seq first. Default: only new events"),
-    })
-    .strict(),
+  input: subscribeArgsSchema,
   output: z.object({
     sub: z.string().describe("Subscription id, for unsubscribe"),
     bus: z.string(),
@@ -116,12 +112,19 @@ export const subscribeOp = defineOp({
     }
     const sub = `sub_${randomUUID().slice(0, 8)}`;
     const lastSeq = services.bus.lastSeq(args.bus);
-    const subscription = services.bus.subscribe(args.bus, args.after, (events) => {
-      let ok = true;
-      for (const e of events) ok = connection.send(eventFrameJson(sub, e)) && ok;
-      return ok;
-    });
-    connection.subscriptions.set(sub, () => subscription.close());
+    let subscription: Subscription | undefined;
+    const sink = {
+      write: (frame: string) => connection.send(frame),
+      congested: () => connection.congested(),
+      onDrain: (fn: () => void) => connection.onDrain(fn),
+    };
+    const deliver = deliverToSink(
+      sink,
+      (e) => eventFrameJson(sub, e),
+      () => subscription?.resume(),
+    );
+    subscription = services.bus.subscribe(args.bus, args.after, deliver);
+    connection.subscriptions.set(sub, () => subscription?.close());
     return { sub, bus: args.bus, lastSeq };
   },
 });
@@ -147,11 +150,7 @@ export const listBusesOp = defineOp({
   group: "bus",
   summary: "List every bus with its first and last seq and event count.",
   input: z.object({}).strict(),
-  output: z.object({
-    buses: z.array(
-      z.object({ bus: z.string(), firstSeq: z.number().int(), lastSeq: z.number().int(), count: z.number().int() }),
-    ),
-  }),
+  output: z.object({ buses: z.array(busInfoSchema) }),
   example: {},
   handler: (_args, { services }) => ({ buses: services.bus.store.list() }),
 });

@@ -3,6 +3,7 @@
  * entry to change the schema; never edit one that has shipped.
  */
 import { coreSchema } from "./schema/core.js";
+import { eventLayoutV2 } from "./schema/event-layout.js";
 import { memorySchema } from "./schema/memory.js";
 import { sessionItemsSchema } from "./schema/session-items.js";
 import { sessionSchema } from "./schema/sessions.js";
@@ -12,6 +13,7 @@ import { taskSchema } from "./schema/tasks.js";
 export const MIGRATIONS: readonly string[] = [
   coreSchema + sessionSchema + taskSchema + memorySchema,
   sessionItemsSchema,
+  eventLayoutV2,
 ];
 
 /** The schema version this build writes. */
