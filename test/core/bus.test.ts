@@ -174,3 +174,64 @@ describe("bus", () => {
     });
   });
 });
+
+describe("every event is bounded", () => {
+  it("refuses any event over the payload limit whoever publishes it: out, outJson, enqueueJson", async () => {
+    const claw = memClaw({ limits: { maxPayloadBytes: 1000 } });
+    try {
+      const bus = claw.services.bus;
+      await expect(claw.bus.out({ bus: "b", payload: "x".repeat(999) })).rejects.toMatchObject({
+        code: "payload_too_large",
+      });
+      // Publishers holding JSON text already (bash line events, session events) hit the same wall.
+      await expect(bus.outJson("b", JSON.stringify("é".repeat(600)))).rejects.toMatchObject({
+        code: "payload_too_large",
+      });
+      const errors: unknown[] = [];
+      bus.enqueueJson("b", JSON.stringify("y".repeat(5000)), (e) => errors.push(e));
+      bus.enqueueJson("b", JSON.stringify("fits"), (e) => errors.push(e));
+      await bus.committed();
+      expect(errors).toMatchObject([{ code: "payload_too_large" }]);
+      const r = await claw.bus.read({ bus: "b" });
+      expect(r.events.map((e) => e.payload)).toEqual(["fits"]);
+      expect((await claw.bus.out({ bus: "b", payload: "z".repeat(998) })).seq).toBe(2); // exactly 1000 bytes
+    } finally {
+      await claw.close();
+    }
+  });
+
+  it("bounds a read page at 4 MiB of event text, at least one event, and continues from next", async () => {
+    const claw = memClaw();
+    try {
+      const big = "b".repeat(1024 * 1024 - 2);
+      for (let i = 0; i < 9; i++) await claw.bus.out({ bus: "big", payload: big });
+      const pages: number[][] = [];
+      let after = 0;
+      for (;;) {
+        const r = await claw.bus.read({ bus: "big", after, limit: 1000 });
+        if (r.events.length === 0) break;
+        pages.push(r.events.map((e) => e.seq));
+        after = r.next;
+      }
+      expect(pages).toEqual([
+        [1, 2, 3],
+        [4, 5, 6],
+        [7, 8, 9],
+      ]);
+      const frames: number[] = [];
+      for await (const e of claw.bus.subscribe({ bus: "big", after: 0 })) {
+        frames.push(e.seq);
+        if (e.seq === 9) break;
+      }
+      expect(frames).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    } finally {
+      await claw.close();
+    }
+  });
+
+  it("refuses nonsense retention: 0.0001 ns, NaN, fractional or negative counts", () => {
+    for (const retention of [{ maxAgeMs: 1e-10 }, { maxAgeMs: Number.NaN }, { maxEvents: 1.5 }, { maxEvents: -1 }]) {
+      expect(() => memClaw({ retention })).toThrow(/bus retention/);
+    }
+  });
+});
