@@ -1,107 +1,145 @@
 /**
  * The SQLite implementation of the bus's EventStore: prepared statements, one transaction per
- * batch. Pages are planned from the `size` column, so payloads past a page's byte budget are
- * never read; per-bus counts and first seqs live in `buses`, so listing and trimming never
- * count rows.
+ * batch. An event's rowid is `busId << 40 | seq` (see schema/event-layout.ts), so a bus is one
+ * clustered range; pages are planned from the `size` column, so payloads past a page's byte
+ * budget are never read; per-bus counts and first seqs live in `buses`, so listing and
+ * trimming never count rows.
  */
 import type { BusInfo, EventStore, PendingEvent, StoredEvent } from "../bus/event-store.js";
 import type { Db } from "./db.js";
+import { SEQ_BITS } from "./schema/event-layout.js";
 
-interface EventRow {
+interface PageRow {
   seq: number;
   ts: number;
-  payload: string;
+  size: number;
+  payload: string | null;
 }
 
-/** Buses whose last seq is kept in memory; older entries are re-read from `buses` when needed. */
-const LAST_SEQ_CACHE = 10_000;
+interface BusRow {
+  id: number;
+  last_seq: number;
+}
+
+/** Payloads up to this size are read in the page query itself; bigger ones one by one. */
+const INLINE_BYTES = 16 * 1024;
+/** Buses kept in memory; others are re-read from `buses` when needed. */
+const BUS_CACHE = 10_000;
+const MAX_SEQ = 2 ** SEQ_BITS - 1;
+const MAX_BUS_ID = 2 ** (63 - SEQ_BITS) - 1;
+
+// Rowid bounds are computed by SQLite in 64-bit integers (a JS number is exact only to 2^53).
+const LO = `(? << ${SEQ_BITS})`;
+const HI = `((? + 1) << ${SEQ_BITS})`;
+const SEQ = `(id & ${MAX_SEQ})`;
 
 /** Creates an EventStore over an open database. */
 export function createSqliteEventStore(db: Db): EventStore {
-  const selectLast = db.prepare<[string], { last_seq: number }>("SELECT last_seq FROM buses WHERE bus = ?");
-  const upsertBus = db.prepare<[string, number, number, number]>(
-    `INSERT INTO buses (bus, last_seq, first_seq, count) VALUES (?, ?, ?, ?)
-       ON CONFLICT (bus) DO UPDATE SET
-         last_seq = excluded.last_seq,
-         first_seq = CASE WHEN buses.count = 0 THEN excluded.first_seq ELSE buses.first_seq END,
-         count = buses.count + excluded.count`,
+  const selectBus = db.prepare<[string], BusRow>("SELECT id, last_seq FROM buses WHERE bus = ?");
+  const insertBus = db.prepare<[string], { id: number }>(
+    "INSERT INTO buses (bus, last_seq, first_seq, count) VALUES (?, 0, 1, 0) RETURNING id",
   );
-  const insert = db.prepare("INSERT INTO events (bus, seq, ts, size, payload) VALUES (?, ?, ?, ?, ?)");
-  // The inner scan reads (id, seq, ts, size) only; payloads are joined for the rows within budget.
-  const selectPage = db.prepare<[number, string, number, number, number], EventRow>(
-    `SELECT p.seq, p.ts, e.payload FROM (
-       SELECT id, seq, ts, SUM(size + ?) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS run,
-              ROW_NUMBER() OVER (ORDER BY seq) AS n
-         FROM (SELECT id, seq, ts, size FROM events WHERE bus = ? AND seq > ? ORDER BY seq LIMIT ?)
-     ) p JOIN events e ON e.id = p.id
-     WHERE p.run <= ? OR p.n = 1 ORDER BY p.seq`,
+  const updateBus = db.prepare<[number, number, number, number]>(
+    "UPDATE buses SET last_seq = ?, first_seq = CASE WHEN count = 0 THEN ? ELSE first_seq END, count = count + ? WHERE id = ?",
+  );
+  const insert = db.prepare<[number, number, number, number, string]>(
+    `INSERT INTO events (id, ts, size, payload) VALUES ((? << ${SEQ_BITS}) | ?, ?, ?, ?)`,
+  );
+  // One pass brings small payloads inline; a payload over INLINE_BYTES comes back NULL (SQLite
+  // never reads it) and is fetched on its own only if it fits the page's byte budget.
+  const selectPage = db.prepare<[number, number, number, number, number], PageRow>(
+    `SELECT ${SEQ} AS seq, ts, size, CASE WHEN size <= ? THEN payload END AS payload
+       FROM events WHERE id > ${LO} + ? AND id < ${HI} ORDER BY id LIMIT ?`,
+  );
+  const selectPayload = db.prepare<[number, number], { payload: string }>(
+    `SELECT payload FROM events WHERE id = ${LO} | ?`,
   );
   const selectList = db.prepare<[], { bus: string; last_seq: number; first_seq: number; count: number }>(
     "SELECT bus, last_seq, first_seq, count FROM buses ORDER BY bus",
   );
-  const deleteUpTo = db.prepare<[string, number]>("DELETE FROM events WHERE bus = ? AND seq <= ?");
-  const deleteBefore = db.prepare<[string, number]>("DELETE FROM events WHERE bus = ? AND ts < ?");
-  const selectFirst = db.prepare<[string], { first: number | null }>(
-    "SELECT MIN(seq) AS first FROM events WHERE bus = ?",
+  const deleteUpTo = db.prepare<[number, number, number]>(`DELETE FROM events WHERE id > ${LO} AND id <= ${LO} + ?`);
+  const deleteBefore = db.prepare<[number, number, number]>(
+    `DELETE FROM events WHERE id > ${LO} AND id < ${HI} AND ts < ?`,
   );
-  const updateCounts = db.prepare<[number, number, string]>(
-    "UPDATE buses SET count = max(0, count - ?), first_seq = ? WHERE bus = ?",
+  const selectFirst = db.prepare<[number, number], { first: number | null }>(
+    `SELECT MIN(id) & ${MAX_SEQ} AS first FROM events WHERE id > ${LO} AND id < ${HI}`,
   );
-  const selectNonEmpty = db.prepare<[], { bus: string }>("SELECT bus FROM buses WHERE count > 0");
+  const updateCounts = db.prepare<[number, number, number]>(
+    "UPDATE buses SET count = max(0, count - ?), first_seq = ? WHERE id = ?",
+  );
+  const selectOld = db.prepare<[number], { busId: number; n: number }>(
+    `SELECT id >> ${SEQ_BITS} AS busId, COUNT(*) AS n FROM events WHERE ts < ? GROUP BY busId`,
+  );
+  const deleteAllBefore = db.prepare<[number]>("DELETE FROM events WHERE ts < ?");
+  const selectBusById = db.prepare<[number], { bus: string }>("SELECT bus FROM buses WHERE id = ?");
 
-  // Committed last seq per bus; only updated after a transaction commits. Bounded: read-only
-  // calls may name any number of buses (that do not exist), which must not pile up here.
-  const lastSeqs = new Map<string, number>();
-  const remember = (bus: string, seq: number) => {
-    lastSeqs.delete(bus);
-    lastSeqs.set(bus, seq);
-    if (lastSeqs.size > LAST_SEQ_CACHE) lastSeqs.delete(lastSeqs.keys().next().value!);
+  // Committed id and last seq per bus; the seq is only updated after a transaction commits.
+  // Bounded: read-only calls may name any number of buses (that do not exist), which must not
+  // pile up here, and evicted entries are simply read again.
+  const buses = new Map<string, { id: number; lastSeq: number }>();
+  const remember = (bus: string, entry: { id: number; lastSeq: number }) => {
+    buses.delete(bus);
+    buses.set(bus, entry);
+    if (buses.size > BUS_CACHE) buses.delete(buses.keys().next().value!);
   };
-  const lastSeq = (bus: string): number => {
-    const cached = lastSeqs.get(bus);
-    if (cached !== undefined) return cached;
-    const seq = selectLast.get(bus)?.last_seq ?? 0;
-    if (seq > 0) remember(bus, seq); // an unknown name costs one indexed lookup, and no memory
-    return seq;
+  const known = (bus: string): { id: number; lastSeq: number } | undefined => {
+    const cached = buses.get(bus);
+    if (cached) return cached;
+    const row = selectBus.get(bus);
+    if (!row) return undefined; // an unknown name costs one indexed lookup, and no memory
+    const entry = { id: row.id, lastSeq: row.last_seq };
+    remember(bus, entry);
+    return entry;
   };
+  const lastSeq = (bus: string): number => known(bus)?.lastSeq ?? 0;
 
-  const appendTx = db.transaction((batch: readonly PendingEvent[], next: Map<string, [number, number]>) => {
+  const appendTx = db.transaction((batch: readonly PendingEvent[], next: Map<string, BatchBus>) => {
     const out = new Array<StoredEvent>(batch.length);
     for (let i = 0; i < batch.length; i++) {
       const e = batch[i]!;
-      const known = next.get(e.bus);
-      const seq = (known ? known[0] : lastSeq(e.bus)) + 1;
-      if (known) {
-        known[0] = seq;
-        known[1]++;
-      } else next.set(e.bus, [seq, 1]);
-      insert.run(e.bus, seq, e.ts, e.size, e.payloadJson);
+      let b = next.get(e.bus);
+      if (!b) {
+        const entry = known(e.bus);
+        const id = entry?.id ?? insertBus.get(e.bus)!.id;
+        if (id > MAX_BUS_ID) throw new Error(`more than ${MAX_BUS_ID} buses`);
+        b = { id, seq: entry?.lastSeq ?? 0, added: 0 };
+        next.set(e.bus, b);
+      }
+      const seq = ++b.seq;
+      if (seq > MAX_SEQ) throw new Error(`bus ${e.bus} passed ${MAX_SEQ} events`);
+      b.added++;
+      insert.run(b.id, seq, e.ts, e.size, e.payloadJson);
       out[i] = { bus: e.bus, seq, ts: e.ts, payloadJson: e.payloadJson };
     }
-    for (const [bus, [seq, added]] of next) upsertBus.run(bus, seq, seq - added + 1, added);
+    for (const b of next.values()) updateBus.run(b.seq, b.seq - b.added + 1, b.added, b.id);
     return out;
   });
 
-  /** After deleting `deleted` rows of `bus`: its count and first seq. */
-  const afterDelete = (bus: string, deleted: number) => {
+  /** After deleting `deleted` rows of a bus: its count and first seq. */
+  const afterDelete = (id: number, last: number, deleted: number) => {
     if (deleted === 0) return;
-    updateCounts.run(deleted, selectFirst.get(bus)?.first ?? lastSeq(bus) + 1, bus);
+    updateCounts.run(deleted, selectFirst.get(id, id)?.first ?? last + 1, id);
   };
 
   return {
     lastSeq,
     append(batch) {
-      const next = new Map<string, [number, number]>();
+      const next = new Map<string, BatchBus>();
       const stored = appendTx(batch, next);
-      for (const [bus, [seq]] of next) remember(bus, seq);
+      for (const [bus, b] of next) remember(bus, { id: b.id, lastSeq: b.seq });
       return stored;
     },
     read(bus, after, limit, maxBytes, overheadBytes) {
-      const rows = selectPage.all(overheadBytes, bus, after, limit, maxBytes);
-      const out = new Array<StoredEvent>(rows.length);
-      for (let i = 0; i < rows.length; i++) {
-        const r = rows[i]!;
-        out[i] = { bus, seq: r.seq, ts: r.ts, payloadJson: r.payload };
+      const b = known(bus);
+      if (!b || after >= b.lastSeq) return [];
+      const rows = selectPage.all(INLINE_BYTES, b.id, Math.max(0, after), b.id, limit);
+      const out: StoredEvent[] = [];
+      let bytes = 0;
+      for (const r of rows) {
+        bytes += r.size + overheadBytes;
+        if (bytes > maxBytes && out.length > 0) break; // the first event always, whatever its size
+        const payloadJson = r.payload ?? selectPayload.get(b.id, r.seq)!.payload;
+        out.push({ bus, seq: r.seq, ts: r.ts, payloadJson });
       }
       return out;
     },
@@ -114,24 +152,36 @@ export function createSqliteEventStore(db: Db): EventStore {
       }));
     },
     trim(bus, { keepLast, beforeTs }) {
+      const b = known(bus);
+      if (!b) return 0;
       let deleted = 0;
       db.transaction(() => {
-        if (keepLast !== undefined) deleted += deleteUpTo.run(bus, lastSeq(bus) - keepLast).changes;
-        if (beforeTs !== undefined) deleted += deleteBefore.run(bus, beforeTs).changes;
-        afterDelete(bus, deleted);
+        if (keepLast !== undefined && b.lastSeq - keepLast > 0)
+          deleted += deleteUpTo.run(b.id, b.id, b.lastSeq - keepLast).changes;
+        if (beforeTs !== undefined) deleted += deleteBefore.run(b.id, b.id, beforeTs).changes;
+        afterDelete(b.id, b.lastSeq, deleted);
       })();
       return deleted;
     },
     trimAllBefore(ts) {
       let deleted = 0;
       db.transaction(() => {
-        for (const { bus } of selectNonEmpty.all()) {
-          const n = deleteBefore.run(bus, ts).changes;
-          afterDelete(bus, n);
-          deleted += n;
+        const old = selectOld.all(ts);
+        if (old.length === 0) return;
+        deleted = deleteAllBefore.run(ts).changes;
+        for (const { busId, n } of old) {
+          const name = selectBusById.get(busId)?.bus;
+          afterDelete(busId, name === undefined ? 0 : lastSeq(name), n);
         }
       })();
       return deleted;
     },
   };
+}
+
+/** A bus's state while a batch is appended. */
+interface BatchBus {
+  id: number;
+  seq: number;
+  added: number;
 }
