@@ -1,61 +1,75 @@
 /**
- * One serving process per database file. A lock file next to the database records the owner's
- * pid; a live owner makes a second open fail fast with a message naming it, a dead owner's lock
- * (kill -9, power loss) is taken over.
+ * One serving process per database file, guarded by an OS lock the kernel drops when its
+ * process dies (kill -9, OOM, power loss), so there is never a stale lock to judge and a
+ * restart right after a crash just works, as PID 1 in a container and across PID namespaces
+ * (a pid file could not tell a live owner in another namespace from a dead one, and as PID 1
+ * it took its own pid for a live owner). The lock is an exclusive fcntl lock that SQLite holds
+ * on a small lock database in exclusive locking mode. It is keyed on the database file's
+ * identity (device and inode, beside the real file), so a symlinked path or a hard link in
+ * the same directory finds the same lock.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
 import { ClawError } from "../errors.js";
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
+/** The lock file of the database at `dbPath` (which must exist). */
+export function lockPathOf(dbPath: string): string {
+  const real = realpathSync(dbPath);
+  const { dev, ino } = statSync(real);
+  return join(dirname(real), `.tsclaw-lock-${dev}-${ino}`);
 }
 
-/** Takes the lock for `dbPath`; returns its release function. */
-export function acquireDbLock(dbPath: string): () => void {
-  const lockPath = `${dbPath}.lock`;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(lockPath, "wx");
-      writeSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        try {
-          if (readFileSync(lockPath, "utf8").trim() === String(process.pid)) unlinkSync(lockPath);
-        } catch {
-          // already gone: nothing to release
-        }
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const owner = Number.parseInt(readFileSync(lockPath, "utf8"), 10);
-      if (Number.isInteger(owner) && owner > 0 && pidAlive(owner) && owner !== process.pid) {
-        throw new ClawError(
-          "database_locked",
-          `database ${dbPath} is already in use by process ${owner}; one serving process per database file (stop it, or pass another --db)`,
-          { lockFile: lockPath, pid: owner },
-        );
-      }
-      if (owner === process.pid) {
-        throw new ClawError(
-          "database_locked",
-          `database ${dbPath} is already open in this process; share one createClaw() or use another file`,
-          { lockFile: lockPath },
-        );
-      }
-      try {
-        unlinkSync(lockPath); // stale: its owner is gone
-      } catch {
-        // another process removed it first; retry
-      }
-    }
+function locked(dbPath: string, lockPath: string): ClawError {
+  let owner = "";
+  try {
+    const pid = Number.parseInt(readFileSync(`${lockPath}.pid`, "utf8"), 10);
+    if (pid > 0)
+      owner = ` by process ${pid}${pid === process.pid ? " (this process: share one createClaw() or use another file)" : ""}`;
+  } catch {
+    // no owner note (yet): the lock alone decides
   }
-  throw new ClawError("database_locked", `could not take the lock ${lockPath}; another process keeps replacing it`);
+  return new ClawError(
+    "database_locked",
+    `database ${dbPath} is already in use${owner}; one serving process per database file (stop it, or pass another --db)`,
+    { lockFile: lockPath },
+  );
+}
+
+/** Takes the lock for `dbPath` (creating the file when missing); returns its release function. */
+export function acquireDbLock(dbPath: string): () => void {
+  closeSync(openSync(dbPath, "a")); // the file's identity names the lock
+  const lockPath = lockPathOf(dbPath);
+  let lock: Database.Database | undefined;
+  try {
+    lock = new Database(lockPath, { timeout: 0 });
+    lock.pragma("locking_mode = EXCLUSIVE");
+    lock.pragma("journal_mode = OFF");
+    // The first write takes the EXCLUSIVE lock; in exclusive locking mode it is kept until close.
+    lock.exec("CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL, started INTEGER NOT NULL)");
+    lock.exec("DELETE FROM owner");
+    lock.prepare("INSERT INTO owner (pid, started) VALUES (?, ?)").run(process.pid, Date.now());
+  } catch (err) {
+    lock?.close();
+    const code = (err as { code?: string }).code ?? "";
+    if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) throw locked(dbPath, lockPath);
+    throw err;
+  }
+  // A note for the message a second process prints; the lock itself is the fcntl lock.
+  try {
+    writeFileSync(`${lockPath}.pid`, `${process.pid}\n`);
+  } catch {
+    // read-only directory: the message just will not name the owner
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    try {
+      unlinkSync(`${lockPath}.pid`);
+    } catch {
+      // already gone
+    }
+    lock.close(); // drops the fcntl lock
+  };
 }

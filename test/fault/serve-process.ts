@@ -37,7 +37,7 @@ export async function startServe(
   env: NodeJS.ProcessEnv = {},
   options: SpawnOptions = {},
 ): Promise<ServeProcess> {
-  const cli = await cliCommand();
+  const cli = [...(options.launcher ?? []), ...(await cliCommand())];
   const child = spawnServe(cli, db, extraArgs, env, options);
   let err = "";
   child.stderr!.setEncoding("utf8");
@@ -109,6 +109,8 @@ function serverToken(db: string, extraArgs: string[], env: NodeJS.ProcessEnv, st
 export interface SpawnOptions {
   /** Limit of open descriptors (`ulimit -n`), to make exhaustion reachable in a test. Default: inherited */
   nofile?: number;
+  /** Command words put before node in startServe (e.g. `unshare --pid --fork`). Default: none */
+  launcher?: string[];
 }
 
 /** Spawns serve without waiting (for processes expected to fail at startup). */
