@@ -1,5 +1,6 @@
 /** Parsers of setting values given as text (a flag or an environment variable); each throws a message naming the setting. */
 import { parseGoDuration } from "../bash/duration.js";
+import { MAX_MAX_AGE_MS, MIN_MAX_AGE_MS } from "../bus/retention.js";
 
 /** A value that cannot be used; `message` names the flag or variable it came from. */
 export class SettingError extends Error {
@@ -80,4 +81,12 @@ export const listenAddress: Parser<{ host?: string; port: number }> = (value, la
   const port = Number(m[3]);
   if (port > 65535) throw new SettingError(`${label} "${value}": port ${port} is out of range`);
   return { host: m[1] ?? (m[2] || undefined), port };
+};
+
+/** A bus retention age: a Go duration of at least 1 s and at most 100 years, in milliseconds. */
+export const retentionAge: Parser<number> = (value, label) => {
+  const ms = duration(value, label);
+  if (ms < MIN_MAX_AGE_MS || ms > MAX_MAX_AGE_MS)
+    throw new SettingError(`${label} must be between 1s and 100 years (e.g. "72h", "30m"), not "${value}"`);
+  return ms;
 };

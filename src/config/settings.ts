@@ -16,6 +16,7 @@ import {
   origin,
   type Parser,
   positiveInt,
+  retentionAge,
   text,
 } from "./parsers.js";
 
@@ -243,10 +244,10 @@ export const SETTINGS: readonly AnySetting[] = [
     flag: "bus-max-age",
     env: "CLAW_BUS_MAX_AGE",
     value: "DUR",
-    help: 'delete events older than DUR ("72h", "30m")',
+    help: 'delete events older than DUR ("72h", "30m"; 1s to 100 years)',
     default: "never",
     commands: CLAW,
-    parse: duration,
+    parse: retentionAge,
     option: (maxAgeMs: number) => ({ retention: { maxAgeMs } }),
   }),
   setting({

@@ -26,6 +26,8 @@ describe("CLI flags from the config table", () => {
         parseCommandLine("serve", argv, [], env).clawOptions();
     expect(parse(["--max-bash", "lots"])).toThrow(/--max-bash must be a positive integer/);
     expect(parse(["--bus-max-age", "soon"])).toThrow(/--bus-max-age must be a Go duration/);
+    expect(parse(["--bus-max-age", "0.0001ns"])).toThrow(/--bus-max-age must be between 1s and 100 years/);
+    expect(parse([], { CLAW_BUS_MAX_AGE: "999ms" })).toThrow(/CLAW_BUS_MAX_AGE must be between 1s/);
     expect(parse(["--durability", "maybe"])).toThrow(/--durability must be normal or full/);
     expect(parse([], { CLAW_MAX_BASH: "-3" })).toThrow(/CLAW_MAX_BASH must be a positive integer/);
   });
