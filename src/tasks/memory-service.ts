@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ClawConfig } from "../config.js";
 import type { Db } from "../store/db.js";
-import { ftsQuery } from "./fts-query.js";
+import { ftsQuery, MAX_QUERY_CHARS, MAX_TERMS } from "./fts-query.js";
 import { IdempotencyStore } from "./idempotency.js";
 
 /** Arguments of memory_add. */
@@ -30,7 +30,12 @@ export type MemoryAddArgs = z.output<typeof memoryAddInput>;
 /** Arguments of memory_search. */
 export const memorySearchInput = z
   .object({
-    query: z.string().describe("Words to look for; any text is safe (it is never parsed as FTS5 syntax)"),
+    query: z
+      .string()
+      .max(MAX_QUERY_CHARS, `a query is at most ${MAX_QUERY_CHARS} characters (only its first ${MAX_TERMS} words count)`)
+      .describe(
+        `Words to look for, at most ${MAX_QUERY_CHARS} characters; any text is safe (it is never parsed as FTS5 syntax)`,
+      ),
     project: z.string().min(1).optional().describe("Default: the server's project"),
     limit: z.number().int().min(1).max(100).default(10).describe("1-100. Default: 10"),
   })

@@ -142,3 +142,16 @@ test("continuity_context: identity, open tasks, recent handoffs and recent memor
   expect(elsewhere.openTasks.map((t) => t.title)).toEqual(["another project"]);
   expect(elsewhere.recentMemory.map((m) => m.text)).toEqual(["elsewhere note"]);
 });
+
+test("memory_search bounds its query: 4096 characters, only the first 32 words count", async () => {
+  await claw.memory.add({ text: "the checkpoint worker copies pages" });
+  const huge = await claw.do({ op: "memory_search", args: { query: "checkpoint ".repeat(1024 * 1024) } });
+  expect(huge).toMatchObject({ ok: false, error: { code: "invalid_args" } });
+  expect(JSON.stringify(huge)).toContain("at most 4096 characters");
+  // 40 distinct words: the match still works on the first 32, the rest is never scanned.
+  const words = Array.from({ length: 39 }, (_, i) => `w${i}`).join(" ");
+  const r = await claw.memory.search({ query: `checkpoint ${words}` });
+  expect(r.results.map((x) => x.text)).toEqual(["the checkpoint worker copies pages"]);
+  const late = await claw.memory.search({ query: `${words} checkpoint` });
+  expect(late.results).toEqual([]);
+});
