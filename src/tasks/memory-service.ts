@@ -32,7 +32,10 @@ export const memorySearchInput = z
   .object({
     query: z
       .string()
-      .max(MAX_QUERY_CHARS, `a query is at most ${MAX_QUERY_CHARS} characters (only its first ${MAX_TERMS} words count)`)
+      .max(
+        MAX_QUERY_CHARS,
+        `a query is at most ${MAX_QUERY_CHARS} characters (only its first ${MAX_TERMS} words count)`,
+      )
       .describe(
         `Words to look for, at most ${MAX_QUERY_CHARS} characters; any text is safe (it is never parsed as FTS5 syntax)`,
       ),

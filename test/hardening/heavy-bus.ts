@@ -48,10 +48,15 @@ function check(seen: Seen, seq: number, payload: unknown): void {
 }
 
 /** Reads `bus` as SSE from after=0 until seq `last`, parsing one event at a time. */
-export async function readSse(url: string, bus: string, last: number): Promise<Seen> {
+export async function readSse(
+  url: string,
+  bus: string,
+  last: number,
+  headers: Record<string, string> = {},
+): Promise<Seen> {
   const seen: Seen = { seqs: [], intact: true };
   const ac = new AbortController();
-  const res = await fetch(`${url}/bus/${bus}/events?after=0`, { signal: ac.signal });
+  const res = await fetch(`${url}/bus/${bus}/events?after=0`, { signal: ac.signal, headers });
   if (res.status !== 200) throw new Error(`SSE answered ${res.status}: ${await res.text()}`);
   const decoder = new TextDecoder();
   let buffer = "";
@@ -75,8 +80,8 @@ export async function readSse(url: string, bus: string, last: number): Promise<S
 }
 
 /** Opens a WebSocket to `url` (http://…) and returns a request function matching ids. */
-export async function openWs(url: string) {
-  const ws = new WebSocket(`${url.replace("http", "ws")}/ws`, { maxPayload: 64 * 1024 * 1024 });
+export async function openWs(url: string, headers: Record<string, string> = {}) {
+  const ws = new WebSocket(`${url.replace("http", "ws")}/ws`, { maxPayload: 64 * 1024 * 1024, headers });
   await new Promise((resolve, reject) => {
     ws.once("open", resolve);
     ws.once("error", reject);

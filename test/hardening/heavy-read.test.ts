@@ -50,8 +50,8 @@ describe("reading 150 × 1 MiB events", () => {
     const before = peakRss(server.pid);
 
     const s = server;
-    const sse = await orDeath(readSse(s.url, "heavy", COUNT), s.exited, s.stderr);
-    const client = await openWs(server.url);
+    const sse = await orDeath(readSse(s.url, "heavy", COUNT, s.auth), s.exited, s.stderr);
+    const client = await openWs(server.url, server.auth);
     const wsRead = await orDeath(readPages(client.request, "heavy"), s.exited, s.stderr);
     const wsSub: Seen = { seqs: [], intact: true };
     const gotAll = new Promise<void>((resolve) =>
