@@ -91,12 +91,15 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
     const url = new URL(req.url ?? "/", "http://localhost");
     const route = `${req.method} ${url.pathname}`;
     const run = async () => {
-      if (route === "GET /health")
+      if (route === "GET /health") {
+        // Up is not enough: a server whose database files were deleted must say it cannot store.
+        if (claw.services.storage.lost !== undefined) return sendError(res, claw.services.storage.error());
         return send(
           res,
           200,
           JSON.stringify({ ok: true, instance: claw.identity.instance, version: claw.identity.version }),
         );
+      }
       if (route === "GET /doc") {
         if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
         const op = url.searchParams.get("op") ?? undefined;

@@ -18,6 +18,7 @@ import { OPS } from "./ops/index.js";
 import type { Services } from "./services.js";
 import { openDb } from "./store/db.js";
 import { createSqliteEventStore } from "./store/sqlite-event-store.js";
+import { StorageGuard } from "./store/storage-guard.js";
 import { MemoryService } from "./tasks/memory-service.js";
 import { TaskService } from "./tasks/task-service.js";
 import type { Response } from "./wire.js";
@@ -27,10 +28,12 @@ export function createClaw(options: ClawOptions = {}) {
   const config = resolveConfig(options);
   const opened = openDb(config.db, { durability: config.durability });
   const db = opened.db;
+  const storage = new StorageGuard(opened.path);
   const identity: Identity = loadIdentity(db, config.name, config.project);
   const bus = new BusService(createSqliteEventStore(db), {
     maxPayloadBytes: config.limits.maxPayloadBytes,
     retention: config.retention,
+    beforeAck: () => storage.assertIntact(),
   });
   const bash = new BashRunner(bus, {
     maxConcurrent: config.limits.maxBashProcesses,
@@ -43,7 +46,7 @@ export function createClaw(options: ClawOptions = {}) {
   const sessions = new SessionService({ config, db, bus, bash });
   const tasks = new TaskService({ config, db, bus, sessions, identity });
   const memory = new MemoryService({ config, db });
-  const services: Services = { config, db, identity, bus, bash, sessions, tasks, memory, ops: OPS };
+  const services: Services = { config, db, identity, bus, bash, sessions, tasks, memory, storage, ops: OPS };
   const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs);
   const call = ((name: string, args: unknown, ctx?: CallContext) => dispatcher.call(name, args, ctx)) as Caller;
   sessions.start();
@@ -93,6 +96,7 @@ export function createClaw(options: ClawOptions = {}) {
         await sessions.close();
         await dispatcher.idle(5000); // let in-flight calls answer before the database goes
         bus.close();
+        storage.stop();
         opened.close();
       })();
       return closing;

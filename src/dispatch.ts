@@ -117,10 +117,15 @@ export class Dispatcher {
       transport: ctx.transport ?? "api",
       connection: ctx.connection,
     };
+    // Once the database files are gone, nothing is acknowledged (the guard's timer notices
+    // within 200 ms; bus commits stat on their own): before the call and again before the answer.
+    const storage = op.group === "meta" ? undefined : opCtx.services.storage;
+    storage?.assertAvailable();
     this.inFlight++;
     let result: unknown;
     try {
       result = await op.handler(parsed.data, opCtx);
+      storage?.assertAvailable();
     } catch (err) {
       // A call cut short by shutdown is worth retrying against the next process; "cancelled" is
       // for callers that went away, and it tells a client not to retry.

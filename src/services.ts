@@ -7,6 +7,7 @@ import type { ClawConfig } from "./config.js";
 import type { Identity } from "./identity.js";
 import type { AnyOpDef } from "./registry.js";
 import type { Db } from "./store/db.js";
+import type { StorageGuard } from "./store/storage-guard.js";
 import type { MemoryService } from "./tasks/memory-service.js";
 import type { TaskService } from "./tasks/task-service.js";
 
@@ -20,6 +21,8 @@ export interface Services {
   sessions: SessionService;
   tasks: TaskService;
   memory: MemoryService;
+  /** Whether the database files are still the ones opened. */
+  storage: StorageGuard;
   /** Every registered operation (for `ops`, `doc`, server_identity). */
   ops: readonly AnyOpDef[];
 }

@@ -27,6 +27,8 @@ export interface BusOptions {
   /** Max size of one payload's JSON text, in bytes. Default: 1 MiB. */
   maxPayloadBytes?: number;
   retention?: RetentionOptions;
+  /** Called after each group commit, before any ack; throwing fails the whole batch. Default: none */
+  beforeAck?: () => void;
 }
 
 type Listener = (events: readonly StoredEvent[]) => void;
@@ -53,6 +55,7 @@ export class BusService {
   private readonly listeners = new KeyedListeners<Listener>();
   private readonly maxPayloadBytes: number;
   private readonly retention: RetentionOptions;
+  private readonly beforeAck: () => void;
   private readonly sinceTrim = new Map<string, number>();
   private ageTimer?: NodeJS.Timeout;
   private closed = false;
@@ -63,6 +66,7 @@ export class BusService {
   ) {
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
     this.retention = validateRetention(options.retention ?? {});
+    this.beforeAck = options.beforeAck ?? noop;
     const maxAge = this.retention.maxAgeMs;
     if (maxAge !== undefined && maxAge > 0) {
       this.ageTimer = setInterval(
@@ -194,6 +198,7 @@ export class BusService {
     let stored: StoredEvent[];
     try {
       stored = this.store.append(batch.map((w) => w.event));
+      this.beforeAck(); // e.g. the database file was deleted: committed to a ghost, so not acknowledged
     } catch (err) {
       for (const w of batch) w.reject(err);
       for (const w of waiters) w();
