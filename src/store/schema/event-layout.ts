@@ -1,5 +1,5 @@
 /**
- * Schema version 2: event payloads out of any index's keys. Version 1 kept events in a WITHOUT
+ * Schema version 3: event payloads out of any index's keys. Version 1 kept events in a WITHOUT
  * ROWID table (an index b-tree), whose interior cells hold whole records: one large payload
  * that became a divider key made every seek on any bus read its overflow chain (a 50 MB row
  * turned each lookup into 12 800 page reads). Now each bus has an integer id and an event's
