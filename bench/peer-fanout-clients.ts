@@ -130,7 +130,7 @@ async function natsSide(): Promise<Side> {
   }
   await new Promise((r) => setTimeout(r, 200));
   return {
-    publish: (i) => js.publish("fan.x", body(i)),
+    publish: (i) => js.publish("fan.x", body(i), { timeout: 60_000 }),
     close: async () => {
       for (const c of conns) await c.close();
     },

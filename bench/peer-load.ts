@@ -67,7 +67,8 @@ async function natsPublisher(): Promise<Publisher> {
   const js = jetstream(nc);
   return {
     publish: async (i) => {
-      await js.publish("bench.pub", JSON.stringify(samplePayload(i)));
+      // 5 000 acks in flight on a loaded machine outlast the client's 5 s default.
+      await js.publish("bench.pub", JSON.stringify(samplePayload(i)), { timeout: 60_000 });
     },
     close: () => nc.close(),
   };

@@ -12,7 +12,7 @@ import { SMOKE, size, spawnBenchScript, waitForMessage } from "./measure.js";
 import { type RunningNats, startNats } from "./peers/nats.js";
 import { notInstalled, startOptional, stopAll } from "./peers/peer-rows.js";
 import { startRedis } from "./peers/redis.js";
-import { type Row, row, type Target } from "./table.js";
+import { type Row, row, type Target, unavailable } from "./table.js";
 import { startBenchServer } from "./tsclaw-server.js";
 
 const CLIENTS = 50;
@@ -71,15 +71,28 @@ export async function run(): Promise<Row[]> {
         await load("http-load.ts", [`${server.url}/do`, String(nPost), String(CLIENTS)], { BENCH_TOKEN: server.token }),
       );
     };
+    // A peer whose load fails (e.g. acks timing out) loses its rows, not tsclaw's.
+    const failed: Record<string, string> = {};
+    const guard = async (peer: string, fn: () => Promise<void>) => {
+      if (failed[peer]) return;
+      try {
+        await fn();
+      } catch (err) {
+        failed[peer] = (err as Error).message.slice(0, 160);
+        process.stderr.write(`bench: ${peer} load failed: ${failed[peer]}\n`);
+      }
+    };
     const peerSide = async () => {
-      if (redis.peer) {
+      await guard("redis", async () => {
+        if (!redis.peer) return;
         m.xadd = best(m.xadd, await load("peer-load.ts", ["redis", redisAt, "-", String(n), String(CLIENTS), "1"]));
         m.xaddPipe = best(
           m.xaddPipe,
           await load("peer-load.ts", ["redis", redisAt, "-", String(nPipelined), String(CLIENTS), String(PIPELINE)]),
         );
-      }
-      if (nats.peer) {
+      });
+      await guard("nats", async () => {
+        if (!nats.peer) return;
         m.js = best(
           m.js,
           await load("peer-load.ts", ["nats", nats.peer.url, "-", String(n), String(CLIENTS), String(PIPELINE)]),
@@ -88,7 +101,7 @@ export async function run(): Promise<Row[]> {
           m.js1,
           await load("peer-load.ts", ["nats", nats.peer.url, "-", String(nPost), String(CLIENTS), "1"]),
         );
-      }
+      });
     };
     // Warm-up at small sizes, then rounds in alternating order; each side's best is kept.
     await tsclawOut(Math.min(n, 5000));
@@ -114,27 +127,31 @@ export async function run(): Promise<Row[]> {
       target: Target | null,
       note: string,
     ) =>
-      redis.peer
-        ? row({
-            scenario,
-            unit: "events/s",
-            tsclaw,
-            baseline: key === "xadd" ? perSec(n, m.xadd!.ms) : perSec(nPipelined, m.xaddPipe!.ms),
-            target,
-            note: `${note}; Redis ${lat(m[key]!)}`,
-          })
-        : notInstalled(scenario, "events/s", target, redis.missing, tsclaw);
+      failed.redis
+        ? { ...unavailable(scenario, "events/s", target, `Redis load failed: ${failed.redis}`), tsclaw }
+        : redis.peer
+          ? row({
+              scenario,
+              unit: "events/s",
+              tsclaw,
+              baseline: key === "xadd" ? perSec(n, m.xadd!.ms) : perSec(nPipelined, m.xaddPipe!.ms),
+              target,
+              note: `${note}; Redis ${lat(m[key]!)}`,
+            })
+          : notInstalled(scenario, "events/s", target, redis.missing, tsclaw);
     const vsNats = (scenario: string, tsclaw: number, key: "js" | "js1", note: string) =>
-      nats.peer
-        ? row({
-            scenario,
-            unit: "events/s",
-            tsclaw,
-            baseline: key === "js" ? perSec(n, m.js!.ms) : perSec(nPost, m.js1!.ms),
-            target: null,
-            note: `${note}; JetStream ${lat(m[key]!)}`,
-          })
-        : notInstalled(scenario, "events/s", null, nats.missing, tsclaw);
+      failed.nats
+        ? { ...unavailable(scenario, "events/s", null, `JetStream load failed: ${failed.nats}`), tsclaw }
+        : nats.peer
+          ? row({
+              scenario,
+              unit: "events/s",
+              tsclaw,
+              baseline: key === "js" ? perSec(n, m.js!.ms) : perSec(nPost, m.js1!.ms),
+              target: null,
+              note: `${note}; JetStream ${lat(m[key]!)}`,
+            })
+          : notInstalled(scenario, "events/s", null, nats.missing, tsclaw);
     return [
       vsRedis(
         "publish: in-process out vs Redis XADD, 50 clients",
