@@ -106,5 +106,16 @@ export async function serve(cl: CommandLine): Promise<number> {
     };
     process.once("SIGINT", () => void stop("SIGINT"));
     process.once("SIGTERM", () => void stop("SIGTERM"));
+    // npm does not forward SIGTERM/SIGINT to a script's process (`npm start`): when npm goes,
+    // this process is re-parented, so shut down as if the signal had come.
+    if (process.env.npm_lifecycle_event) {
+      const parent = process.ppid;
+      const watch = setInterval(() => {
+        if (process.ppid === parent) return;
+        clearInterval(watch);
+        void stop("parent npm exited");
+      }, 200);
+      watch.unref();
+    }
   });
 }
