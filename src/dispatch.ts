@@ -17,9 +17,19 @@ export interface CallContext {
   connection?: Connection;
 }
 
+/** A zod issue in words a caller acts on: zod says "expected nonoptional, received undefined" for a missing field. */
+function issueText(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type" && / received undefined$/.test(issue.message)) {
+    return issue.expected === "nonoptional" || issue.expected === "unknown"
+      ? "required"
+      : `required (${issue.expected})`;
+  }
+  return issue.message;
+}
+
 /** Converts zod issues to `invalid_args`, naming each offending field. */
 export function invalidArgs(op: string, error: z.ZodError): ClawError {
-  const issues = error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+  const issues = error.issues.map((i) => ({ path: i.path.map(String).join("."), message: issueText(i) }));
   const summary = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
   return new ClawError("invalid_args", `invalid arguments for ${op}: ${summary}`, { issues });
 }

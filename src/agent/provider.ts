@@ -22,6 +22,8 @@ export interface ProviderConfig {
   baseURL?: string;
   apiKey?: string;
   env: NodeJS.ProcessEnv;
+  /** Set when the claw is served: a missing key is then fixed on that server. */
+  url?: string;
 }
 
 /** The model a session of `provider` uses when it names none. */
@@ -66,11 +68,14 @@ export function resolveProvider(config: ProviderConfig, provider = config.provid
   const keyVar = keyVarOf(provider);
   const apiKey = (configured ? config.apiKey : undefined) ?? config.env[keyVar];
   if (!apiKey) {
-    throw new ClawError(
-      "provider_auth_missing",
-      `no API key for provider ${provider}: set ${keyVar} in the server's environment (or pass apiKey)`,
-      { provider, variable: keyVar },
-    );
+    // A served claw (url set) is fixed on the server; an embedded one by its own program.
+    const fix = config.url
+      ? `set ${keyVar} in the environment of the tsclaw server at ${config.url} and restart it`
+      : `set ${keyVar} in this process's environment, or pass apiKey to createClaw()`;
+    throw new ClawError("provider_auth_missing", `no API key for provider ${provider}: ${fix}`, {
+      provider,
+      variable: keyVar,
+    });
   }
   const baseURL = (configured ? config.baseURL : undefined) ?? PROVIDERS[provider]?.baseURL;
   if (!baseURL)

@@ -127,7 +127,7 @@ export class SessionService {
     if (!s)
       throw new ClawError(
         "not_found",
-        `no session ${ref.sessionId ?? ref.sessionKey ?? ref.session}; create it with start_session`,
+        `no session ${ref.sessionId ?? ref.sessionKey ?? ref.session}; start_session creates one (with sessionKey to name it), list_sessions lists them`,
         { ...ref },
       );
     return s;
