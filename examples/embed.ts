@@ -2,12 +2,13 @@
  * Embedding tsclaw in a TypeScript program: the bus, bash with event templates, a session and a
  * task, all in-process, no server. Run: npx tsx examples/embed.ts
  *
- * Environment: CLAW_DB (default ":memory:"), CLAW_BASE_URL (any Responses-compatible server;
- * default OpenRouter), OPENROUTER_API_KEY (sessions and tasks are skipped without it).
+ * createClaw() reads the same CLAW_* variables as `tsclaw serve` (CLAW_MODEL_PROVIDER,
+ * CLAW_MODEL, CLAW_BASE_URL, …). Without the provider's key (OPENROUTER_API_KEY for the default
+ * provider, OPENAI_API_KEY for openai) the session and the task use the built-in demo model.
  */
-import { ClawError, createClaw } from "../src/index.js"; // in your project: from "tsclaw"
+import { ClawError, createClaw, providerKeyVar } from "../src/index.js"; // in your project: from "tsclaw"
 
-const claw = createClaw({ db: process.env.CLAW_DB ?? ":memory:", baseURL: process.env.CLAW_BASE_URL || undefined });
+const claw = createClaw({ db: process.env.CLAW_DB ?? ":memory:" });
 try {
   // 1. Subscribe with a callback, then publish: `out` resolves once the event is committed.
   const seen: unknown[] = [];
@@ -34,25 +35,26 @@ try {
   unsubscribe();
   console.log(`callback saw ${seen.length} events`);
 
-  // 4. Errors carry a stable code.
+  // 4. Errors carry a stable code (this call is refused on purpose: spaces are not allowed).
   try {
     await claw.bus.out({ bus: "not a bus name", payload: 1 });
   } catch (err) {
-    if (err instanceof ClawError) console.log(`error: ${err.code}`);
+    if (err instanceof ClawError) console.log(`a bad bus name is refused with ${err.code}: ${err.message}`);
   }
 
-  // 5. Sessions and tasks talk to a model: they need the provider's key.
-  if (process.env.OPENROUTER_API_KEY) {
-    const session = await claw.session.start({ sessionKey: "embed-demo" });
+  // 5. Sessions and tasks talk to a model: the configured provider's, or the offline demo model.
+  const keyVar = providerKeyVar(claw.config.provider);
+  const provider = keyVar && !process.env[keyVar] ? "demo" : undefined;
+  if (provider) console.log(`${keyVar} is not set: using the built-in demo model (no LLM)`);
+  {
+    const session = await claw.session.start({ sessionKey: "embed-demo", provider });
     const run = await session.prompt("Say hello in three words");
     console.log(`prompt: ${run.status} ${JSON.stringify(run.text)}`);
 
-    const task = await claw.task.run({ prompt: "Count the files here", sessionKey: "embed-task" });
+    const task = await claw.task.run({ prompt: "Count the files here", sessionKey: "embed-task", provider });
     let check = await claw.task.check({ taskId: task.taskId, waitMs: 30_000 });
     while (check.continuePolling) check = await claw.task.check({ taskId: task.taskId });
     console.log(`task: ${check.task.status} ${JSON.stringify(check.task.summary)}`);
-  } else {
-    console.log("sessions skipped: set OPENROUTER_API_KEY (and CLAW_BASE_URL for another server)");
   }
 } finally {
   await claw.close();

@@ -30,23 +30,36 @@ async function call(op: string, args: unknown): Promise<any> {
       if (body.ok) return body.result;
       if (!body.error.retryable || attempt >= 5) throw new Error(`${op}: ${body.error.code}: ${body.error.message}`);
     } catch (err) {
-      if (!(err instanceof TypeError) || attempt >= 5) throw err; // TypeError: fetch could not connect
+      if (!(err instanceof TypeError)) throw err;
+      // TypeError: fetch could not connect; the cause says why (ECONNREFUSED: nothing listens there).
+      if (attempt >= 3) {
+        const c = (err as { cause?: { code?: string; message?: string } }).cause;
+        const cause = c?.code ?? c?.message ?? err.message;
+        throw new Error(`cannot reach ${url}: ${cause} (start a server with: npx tsclaw serve, or set CLAW_URL)`);
+      }
     }
     await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
   }
 }
 
-const started = await call("run_task", { prompt, idempotencyKey: `orchestrator-${randomUUID()}` });
-console.log(`started ${started.taskId}: ${started.status}`);
-let next = started.nextAction;
-let check: any;
-while (next) {
-  check = await call(next.op, next.args);
-  console.log(`poll ${check.pollNumber}: ${check.task.status} (${check.task.phase}), waited ${check.waitedMs} ms`);
-  if (!check.continuePolling) break;
-  next = check.nextAction;
+async function main(): Promise<void> {
+  const started = await call("run_task", { prompt, idempotencyKey: `orchestrator-${randomUUID()}` });
+  console.log(`started ${started.taskId}: ${started.status}`);
+  let next = started.nextAction;
+  let check: any;
+  while (next) {
+    check = await call(next.op, next.args);
+    console.log(`poll ${check.pollNumber}: ${check.task.status} (${check.task.phase}), waited ${check.waitedMs} ms`);
+    if (!check.continuePolling) break;
+    next = check.nextAction;
+  }
+  if (check?.isActionable) console.log(`needs attention; resume with ${JSON.stringify(check.nextAction)}`);
+  console.log(
+    JSON.stringify({ taskId: started.taskId, status: check?.task.status, summary: check?.task.summary ?? null }),
+  );
 }
-if (check?.isActionable) console.log(`needs attention; resume with ${JSON.stringify(check.nextAction)}`);
-console.log(
-  JSON.stringify({ taskId: started.taskId, status: check?.task.status, summary: check?.task.summary ?? null }),
-);
+
+main().catch((err: Error) => {
+  console.error(`orchestrator: ${err.message}`); // one line, no stack: the message says what to do
+  process.exit(1);
+});

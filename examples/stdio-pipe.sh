@@ -3,10 +3,18 @@
 # lines matched by id. A coprocess keeps one tsclaw running, so each call can wait for its answer.
 #
 # Usage: bash examples/stdio-pipe.sh
-#   TSCLAW overrides the command (default: tsclaw), e.g. TSCLAW="npx tsx adapters/cli/index.ts".
+#   TSCLAW overrides the command. Default: tsclaw when it is on PATH (npm install -g, or npx in a
+#   project that depends on tsclaw), else this checkout's CLI (dist/cli.js after npm run build,
+#   else the TypeScript source through tsx).
 #   CLAW_DB picks the database (default: :memory:).
 set -euo pipefail
-TSCLAW=${TSCLAW:-tsclaw}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+if [ -z "${TSCLAW:-}" ]; then
+  if command -v tsclaw >/dev/null; then TSCLAW=tsclaw
+  elif [ -f "$repo/dist/cli.js" ]; then TSCLAW="node $repo/dist/cli.js"
+  else TSCLAW="$repo/node_modules/.bin/tsx $repo/adapters/cli/index.ts"
+  fi
+fi
 
 coproc CLAW { $TSCLAW stdio --db "${CLAW_DB:-:memory:}"; }
 

@@ -1,5 +1,6 @@
 /** tsclaw: LLM agents whose only tool is bash, with durable tasks, sessions and an event bus in one SQLite file. */
 
+export { keyVarOf as providerKeyVar } from "./agent/provider.js";
 export type { Message, RunResult, Session, Usage } from "./agent/session-schemas.js";
 export type { BusEvent, OutAck, RetentionOptions } from "./bus/bus-service.js";
 export { type Claw, createClaw } from "./claw.js";

@@ -1,11 +1,13 @@
 /** Every example in examples/ runs, as a user would run it, against the fake Responses server (no network). */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { listenHttp, type RunningHttp } from "../adapters/http.js";
 import { createAccessPolicy } from "../adapters/security.js";
 import { type AttachedWebSocket, attachWebSocket } from "../adapters/ws-server.js";
 import type { Claw } from "../src/index.js";
-import { cliCommand, ROOT } from "./adapters/cli-run.js";
+import { ROOT } from "./adapters/cli-run.js";
 import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";
 
@@ -25,7 +27,13 @@ beforeAll(async () => {
   fake = await startFakeResponses();
 });
 afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+  for (const c of children.splice(0)) {
+    try {
+      process.kill(-c.pid!, "SIGKILL"); // the whole group: npx, tsx and the example
+    } catch {
+      // already gone
+    }
+  }
 });
 afterAll(async () => {
   await fake?.close();
@@ -45,6 +53,7 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Ru
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group: npx does not pass signals on to what it started
   });
   children.push(child);
   let out = "";
@@ -54,8 +63,17 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Ru
   return { child, out: () => out, err: () => err, exited: new Promise((r) => child.on("close", (code) => r(code))) };
 }
 
-const tsx = (file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
-  start(process.execPath, ["--import", "tsx", `examples/${file}`, ...args], env);
+const README = readFileSync(`${ROOT}README.md`, "utf8");
+
+/** The command the README's Examples table gives for `file`, run by bash as a user pastes it, with `args` appended. */
+function readmeRun(file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Run {
+  const command = new RegExp(`^\\| \`([^\`]*examples/${file.replace(".", "\\.")}[^\`]*)\` \\|`, "m").exec(README)?.[1];
+  if (!command) throw new Error(`README.md has no Examples line for ${file}`);
+  const quoted = args.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  return start("bash", ["-c", `${command} ${quoted}`], env);
+}
+
+const tsx = (file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) => readmeRun(file, args, env);
 
 async function waitFor(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -73,7 +91,8 @@ describe("examples", () => {
     expect(out).toContain("out: seq 1 on embed");
     expect(out).toContain('read: [{"hello":"world"},{"line":"one"},{"line":"two"}], next 3');
     expect(out).toContain("callback saw 3 events");
-    expect(out).toContain("error: invalid_args");
+    expect(out).toMatch(/^a bad bus name is refused with invalid_args: /m);
+    expect(out).not.toMatch(/^error: /m);
     expect(out).toMatch(/^prompt: completed "ok"$/m);
     expect(out).toMatch(/^task: completed "ok"$/m);
   }, 60_000);
@@ -98,9 +117,10 @@ describe("examples", () => {
     expect(lines.some((l) => /^poll 1: /.test(l))).toBe(true);
     expect(JSON.parse(lines[lines.length - 1]!)).toMatchObject({ status: "completed", summary: "ok" });
 
-    server.child.kill("SIGTERM");
-    expect(await server.exited).toBe(0);
-  }, 60_000);
+    process.kill(-server.child.pid!, "SIGTERM"); // as Ctrl-C in a terminal reaches the whole group
+    await server.exited;
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  }, 120_000);
 
   describe("ws-subscriber.ts", () => {
     let claw: Claw;
@@ -137,9 +157,29 @@ describe("examples", () => {
     }, 60_000);
   });
 
-  it("stdio-pipe.sh drives tsclaw stdio from bash", async () => {
-    const cli = await cliCommand();
-    const run = start("bash", ["examples/stdio-pipe.sh"], { TSCLAW: cli.join(" ") });
+  it("embed.ts without a key: the session and the task run on the demo model", async () => {
+    const run = tsx("embed.ts", [], { OPENROUTER_API_KEY: "", CLAW_BASE_URL: "" });
+    expect(await run.exited, run.err()).toBe(0);
+    const out = run.out();
+    expect(out).toContain("OPENROUTER_API_KEY is not set: using the built-in demo model (no LLM)");
+    expect(out).toMatch(/^prompt: completed "Demo model \(no LLM\): the command exited 0 and printed:/m);
+    expect(out).toMatch(/^task: completed "Demo model/m);
+  }, 60_000);
+
+  it("orchestrator.ts with no server: one clear line and exit 1, no stack", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", () => r()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r)); // a port nothing listens on
+    const run = tsx("orchestrator.ts", [], { CLAW_URL: `http://127.0.0.1:${port}` });
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toBe(
+      `orchestrator: cannot reach http://127.0.0.1:${port}: ECONNREFUSED (start a server with: npx tsclaw serve, or set CLAW_URL)\n`,
+    );
+  }, 60_000);
+
+  it("stdio-pipe.sh drives tsclaw stdio from bash, as written (no TSCLAW, no tsclaw on PATH)", async () => {
+    const run = tsx("stdio-pipe.sh", [], { TSCLAW: "" });
     expect(await run.exited, run.err()).toBe(0);
     const lines = run.out().trimEnd().split("\n");
     const byId = (id: string) => JSON.parse(lines.find((l) => l.startsWith(`{"id":"${id}"`))!);

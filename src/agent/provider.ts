@@ -2,6 +2,7 @@
 import OpenAI from "openai";
 import { DEFAULTS } from "../config/defaults.js";
 import { ClawError } from "../errors.js";
+import { demoFetch } from "./demo-model.js";
 
 /** A provider's defaults. */
 export interface ProviderInfo {
@@ -13,6 +14,8 @@ export interface ProviderInfo {
 export const PROVIDERS: Record<string, ProviderInfo> = {
   openrouter: { baseURL: "https://openrouter.ai/api/v1", keyVar: "OPENROUTER_API_KEY" },
   openai: { baseURL: "https://api.openai.com/v1", keyVar: "OPENAI_API_KEY" },
+  /** The built-in demo model (demo-model.ts): no key, no network. */
+  demo: { baseURL: "http://demo.invalid/v1", keyVar: "" },
 };
 
 /** The settings that decide which providers exist for this claw. */
@@ -66,6 +69,7 @@ export function resolveProvider(config: ProviderConfig, provider = config.provid
   checkKnownProvider(config, provider);
   const configured = provider === config.provider;
   const keyVar = keyVarOf(provider);
+  if (provider === "demo") return { provider, baseURL: PROVIDERS.demo!.baseURL, apiKey: "demo" };
   const apiKey = (configured ? config.apiKey : undefined) ?? config.env[keyVar];
   if (!apiKey) {
     // A served claw (url set) is fixed on the server; an embedded one by its own program.
@@ -88,6 +92,8 @@ export function resolveProvider(config: ProviderConfig, provider = config.provid
 /** One line for startup: whether the key was found. */
 export function providerKeyStatus(config: { provider: string; apiKey?: string; env: NodeJS.ProcessEnv }): string {
   const keyVar = keyVarOf(config.provider);
+  if (config.provider === "demo")
+    return "none needed: the built-in demo model runs one bash command per prompt (no LLM)";
   if (config.apiKey) return "given in options";
   return config.env[keyVar]
     ? `${keyVar} found`
@@ -106,7 +112,8 @@ export class ModelClients {
     const id = `${conn.baseURL}\n${conn.apiKey}`;
     let client = this.clients.get(id);
     if (!client) {
-      client = new OpenAI({ baseURL: conn.baseURL, apiKey: conn.apiKey, maxRetries: 0 });
+      const fetch = conn.provider === "demo" ? demoFetch : undefined;
+      client = new OpenAI({ baseURL: conn.baseURL, apiKey: conn.apiKey, maxRetries: 0, fetch });
       this.clients.set(id, client);
     }
     return client;

@@ -12,7 +12,7 @@ export const DEFAULTS = {
   durability: "normal",
   provider: "openrouter",
   /** Each provider's default model, used when no model is given. */
-  providerModels: { openrouter: "openai/gpt-5:online", openai: "gpt-5" } as Record<string, string>,
+  providerModels: { openrouter: "openai/gpt-5:online", openai: "gpt-5", demo: "demo" } as Record<string, string>,
   maxPayloadBytes: MiB,
   maxBashProcesses: 32,
   bashOutputBytes: MiB,

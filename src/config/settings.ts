@@ -184,7 +184,7 @@ export const SETTINGS: readonly AnySetting[] = [
     flag: "model-provider",
     env: "CLAW_MODEL_PROVIDER",
     value: "NAME",
-    help: Object.keys(DEFAULTS.providerModels).join(" | "),
+    help: `${Object.keys(DEFAULTS.providerModels).join(" | ")} (demo: a built-in offline stand-in, no key; runs one bash command per prompt)`,
     default: DEFAULTS.provider,
     commands: CLAW,
     parse: text,

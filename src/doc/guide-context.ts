@@ -55,11 +55,14 @@ export function fillVars(text: string, vars: Record<string, string>): string {
 /** The "This server" section: defaults, key, limits and access of the running configuration. */
 export function serverSection(config: GuideConfig): string {
   const keyVar = keyVarOf(config.provider);
-  const key = config.apiKey
-    ? "given to the server directly"
-    : config.env[keyVar]
-      ? `\`${keyVar}\` is set`
-      : `\`${keyVar}\` is not set: \`prompt\`, \`run_task\` and \`compact\` fail with \`provider_auth_missing\` until it is`;
+  const key =
+    config.provider === "demo"
+      ? "none needed: `demo` is the built-in offline stand-in (no LLM; it runs one bash command per prompt)"
+      : config.apiKey
+        ? "given to the server directly"
+        : config.env[keyVar]
+          ? `\`${keyVar}\` is set`
+          : `\`${keyVar}\` is not set: \`prompt\`, \`run_task\` and \`compact\` fail with \`provider_auth_missing\` until it is`;
   const l = config.limits;
   const retention = [
     config.retention.maxEvents !== undefined && `the newest ${config.retention.maxEvents} events per bus`,
