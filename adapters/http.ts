@@ -10,6 +10,7 @@ import { encodeResponse, errorResponse, parseJson, type Response } from "../src/
 import { type ConnectionGuard, guardConnections } from "./connection-guard.js";
 import { readBody } from "./http-body.js";
 import { parserError, rawErrorResponse } from "./raw-response.js";
+import { closeMcpSessions, closeMcpStreams, McpHttpMount, type McpHttpOptions } from "./mcp/http.js";
 import { type AccessPolicy, checkAccess, createAccessPolicy } from "./security.js";
 import { closeSseStreams, handleSse } from "./sse.js";
 
@@ -19,6 +20,8 @@ export interface HttpOptions {
   policy?: AccessPolicy;
   /** Max request body in bytes. Default: the claw's limits.maxRequestBytes (10 MiB) */
   maxBodyBytes?: number;
+  /** MCP over Streamable HTTP at /mcp; false leaves it out. Default: mounted with default options */
+  mcp?: McpHttpOptions | false;
 }
 
 function send(res: ServerResponse, status: number, body: string, type = "application/json"): void {
@@ -87,6 +90,7 @@ function decodeBusName(raw: string): string {
 export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: AccessPolicy }) {
   const policy = options.policy;
   const limit = options.maxBodyBytes ?? claw.config.limits.maxRequestBytes;
+  const mcp = options.mcp === false ? undefined : new McpHttpMount(claw, options.mcp);
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const route = `${req.method} ${url.pathname}`;
@@ -111,6 +115,16 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
         if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
         return handleDo(claw, req, res, limit);
       }
+      if (url.pathname === "/mcp" && mcp) {
+        try {
+          checkAccess(req, policy);
+        } catch (err) {
+          // MCP clients start their auth flow from this header.
+          if (err instanceof ClawError && err.code === "unauthorized") res.setHeader("www-authenticate", "Bearer");
+          throw err;
+        }
+        return mcp.handle(req, res);
+      }
       const sse = /^\/bus\/([^/]+)\/events$/.exec(url.pathname);
       if (sse && req.method === "GET") {
         checkAccess(req, policy, { stream: true });
@@ -118,7 +132,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       }
       throw new ClawError(
         "not_found",
-        `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /ws`,
+        `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /mcp, /ws`,
       );
     };
     run().catch((err) => sendError(res, err));
@@ -205,10 +219,11 @@ function closeHttp(server: Server, claw: Claw, guard: ConnectionGuard): Promise<
     server.close(() => {
       clearInterval(sweep);
       clearTimeout(cut);
-      done();
+      closeMcpSessions(claw).then(done, done);
     });
     closeSseStreams(claw); // endless responses: end them so the server can close
     guard.closeFresh(); // connections that never sent a request hold nothing worth waiting for
+    closeMcpStreams(claw); // MCP server streams too; calls in flight still get their answer
     server.closeIdleConnections();
   });
 }

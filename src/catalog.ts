@@ -1,12 +1,13 @@
 /** The JSON Schema catalog of every operation, derived from the registry's zod schemas. */
 import { z } from "zod";
-import type { AnyOpDef } from "./registry.js";
+import { type AnyOpDef, opFlagsSchema } from "./registry.js";
 
 /** One catalog entry: an operation as clients see it. */
 export const catalogEntrySchema = z.object({
   name: z.string(),
   group: z.string(),
   summary: z.string(),
+  flags: opFlagsSchema.describe("What a call may do; MCP tool annotations carry the same flags"),
   aliases: z.array(z.string()),
   streamingOnly: z.boolean(),
   errors: z.array(z.string()).describe("Error codes besides the generic ones"),
@@ -35,6 +36,7 @@ export function catalog(ops: readonly AnyOpDef[]): CatalogEntry[] {
       name: op.name,
       group: op.group,
       summary: op.summary,
+      flags: { ...op.flags },
       aliases: [...(op.aliases ?? [])],
       streamingOnly: op.streamingOnly ?? false,
       errors: [...(op.errors ?? [])],

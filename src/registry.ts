@@ -3,12 +3,12 @@
  * example, handler). Typed handles, the dispatcher, every adapter, /doc and the JSON Schema
  * catalog derive from these definitions.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { ErrorCode } from "./errors.js";
 import type { Services } from "./services.js";
 
 /** Where a request came from. Streaming transports can push event frames. */
-export type Transport = "api" | "http" | "ws" | "stdio";
+export type Transport = "api" | "http" | "ws" | "stdio" | "mcp";
 
 /**
  * A connection that can carry pushed frames (WebSocket, stdio). Subscriptions made through it
@@ -40,10 +40,26 @@ export interface OpContext {
 /** Group an operation belongs to; /doc is ordered by group. */
 export type OpGroup = "bus" | "bash" | "session" | "task" | "continuity" | "meta";
 
+/**
+ * How an operation touches the world, declared once per operation and shown as MCP tool
+ * annotations, in /doc and in the ops catalog. Every flag is set explicitly: MCP clients assume
+ * the worst for a missing hint.
+ */
+export const opFlagsSchema = z.object({
+  readOnly: z.boolean().describe("Changes nothing a caller relies on (read-only operations are also idempotent)"),
+  destructive: z.boolean().describe("May delete or overwrite state, or run arbitrary code"),
+  idempotent: z.boolean().describe("Repeating the call with the same arguments has no further effect"),
+  openWorld: z.boolean().describe("Reaches outside tsclaw's own state: a model provider, or the host through bash"),
+});
+/** An operation's effect flags. */
+export type OpFlags = z.infer<typeof opFlagsSchema>;
+
 /** One operation's definition. */
 export interface OpDef<N extends string = string, I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   name: N;
   group: OpGroup;
+  /** Effects of a call (read-only, destructive, idempotent, open-world). */
+  flags: OpFlags;
   /** One line, shown in /doc and the catalog. */
   summary: string;
   /** Longer Markdown notes for /doc (semantics, errors). */

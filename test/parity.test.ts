@@ -1,6 +1,7 @@
 /**
- * One table of cases (test/parity-cases.ts) through the typed API, POST /do, WebSocket and stdio:
- * identical envelopes, modulo times, generated ids and the server URL.
+ * One table of cases (test/parity-cases.ts) through the typed API, POST /do, WebSocket, stdio and
+ * MCP (the SDK's client over Streamable HTTP): identical envelopes, modulo times, generated ids
+ * and the server URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Claw, ClawError } from "../src/index.js";
@@ -8,6 +9,7 @@ import { type StreamClient, stdioClient, wsClient } from "./adapters/clients.js"
 import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";
 import { startServer, type TestServer } from "./helpers/server.js";
+import { envelopeOf, httpMcpClient } from "./mcp/clients.js";
 import { caseName, type Earlier, normalize, PARITY_CASES } from "./parity-cases.js";
 
 type Envelope = { ok: boolean; result?: any; error?: any };
@@ -18,7 +20,7 @@ interface Transport {
   close(): Promise<void>;
 }
 
-const TRANSPORTS = ["api", "http", "ws", "stdio"] as const;
+const TRANSPORTS = ["api", "http", "ws", "stdio", "mcp"] as const;
 type TransportName = (typeof TRANSPORTS)[number];
 
 function strip(e: any): Envelope {
@@ -65,6 +67,22 @@ async function open(name: TransportName, fake: FakeResponses): Promise<Transport
       close: () => server.close(),
     };
   }
+  if (name === "mcp") {
+    const mcp = await httpMcpClient(server.url, server.policy.token);
+    return {
+      // Streaming operations are not tools: the SDK client rejects the call (a protocol error).
+      call: (op, args) =>
+        mcp.callTool({ name: op, arguments: (args ?? {}) as Record<string, unknown> }).then(
+          (r) => envelopeOf(r as never),
+          (err: Error) => ({ ok: false, error: { code: "not_a_tool", message: err.message } }),
+        ),
+      events: () => [],
+      close: async () => {
+        await mcp.close();
+        await server.close();
+      },
+    };
+  }
   const c: StreamClient = await wsClient(server);
   return {
     call: async (op, args) => strip(await c.request(op, args)),
@@ -108,7 +126,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-describe("parity: typed API, /do, WebSocket and stdio give identical results", () => {
+describe("parity: typed API, /do, WebSocket, stdio and MCP give identical results", () => {
   PARITY_CASES.forEach((c, i) => {
     it(`${caseName(c)} → ${c.expect}`, () => {
       const outcome = (e: Envelope) => (e.ok ? "ok" : e.error.code);
@@ -116,11 +134,15 @@ describe("parity: typed API, /do, WebSocket and stdio give identical results", (
         for (const t of ["api", "http"] as const) expect(outcome(results[t][i]!)).toBe("unsupported_on_transport");
         expect(outcome(results.ws[i]!)).toBe(c.expect);
         expect(normalize(results.stdio[i])).toEqual(normalize(results.ws[i]));
+        expect(outcome(results.mcp[i]!)).toBe("not_a_tool");
         return;
       }
       expect(outcome(results.api[i]!), JSON.stringify(results.api[i]).slice(0, 500)).toBe(c.expect);
       const reference = normalize(results.api[i]);
       for (const t of ["http", "ws", "stdio"] as const) expect(normalize(results[t][i]), t).toEqual(reference);
+      // MCP has no unknown operations, only unknown tools: tools/call answers with a protocol error.
+      if (c.expect === "unknown_op") expect(outcome(results.mcp[i]!)).toBe("not_a_tool");
+      else expect(normalize(results.mcp[i]), "mcp").toEqual(reference);
     });
   });
 

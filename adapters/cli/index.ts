@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-/** The tsclaw command line: serve, stdio, do, tail, doc, version. */
+/** The tsclaw command line: serve, stdio, mcp, do, tail, doc, version. */
 import type { Command } from "../../src/config/settings.js";
 import { closest } from "../../src/suggest.js";
 import { VERSION } from "../../src/version.js";
 import { DO_HELP, DO_POSITIONALS, doCommand } from "./do.js";
 import { DOC_HELP, docCommand } from "./doc.js";
 import { type CommandLine, type PositionalSpec, parseCommandLine, UsageError } from "./flags.js";
+import { MCP_HELP, mcpCommand } from "./mcp.js";
 import { SERVE_HELP, serve } from "./serve.js";
 import { STDIO_HELP, stdioCommand } from "./stdio.js";
 import { TAIL_HELP, TAIL_POSITIONALS, tailCommand } from "./tail.js";
@@ -17,6 +18,7 @@ Usage: tsclaw <command> [flags]
 Commands:
   serve                      run the server: POST /do, GET /doc, SSE, WebSocket
   stdio                      speak the protocol as JSON lines on stdin/stdout
+  mcp [--url U]              speak MCP on stdin/stdout (own database, or relay to a server)
   do <op> [json] [--url U]   call one operation on a running server
   tail [bus] [--after N]     print a bus's events as JSON lines (follows; --url)
   doc                        print the Markdown guide
@@ -34,6 +36,7 @@ interface CommandEntry {
 const COMMANDS: Partial<Record<Command, CommandEntry>> = {
   serve: { help: SERVE_HELP, run: serve },
   stdio: { help: STDIO_HELP, run: stdioCommand },
+  mcp: { help: MCP_HELP, run: mcpCommand },
   do: { help: DO_HELP, positionals: DO_POSITIONALS, run: doCommand },
   tail: { help: TAIL_HELP, positionals: TAIL_POSITIONALS, run: tailCommand },
   doc: { help: DOC_HELP, run: docCommand },

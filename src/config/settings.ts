@@ -54,7 +54,7 @@ function setting<T>(s: Setting<T>): AnySetting {
   return s as AnySetting;
 }
 
-const CLAW: readonly Command[] = ["serve", "stdio"];
+const CLAW: readonly Command[] = ["serve", "stdio", "mcp"];
 const CLIENT: readonly Command[] = ["do", "tail"];
 const flagOnly: Parser<boolean> = () => true;
 const maxPayload = formatBytes(DEFAULTS.maxPayloadBytes);
@@ -325,9 +325,9 @@ export const SETTINGS: readonly AnySetting[] = [
     flag: "url",
     env: "CLAW_URL",
     value: "URL",
-    help: "the server",
+    help: "the server (for mcp: relay to its /mcp instead of opening a database)",
     default: DEFAULTS.url,
-    commands: [...CLIENT, "doc"],
+    commands: [...CLIENT, "doc", "mcp"],
     parse: httpUrl,
   }),
   setting({
@@ -336,7 +336,7 @@ export const SETTINGS: readonly AnySetting[] = [
     value: "T",
     help: "bearer token (sent to any URL)",
     default: "the token file of --db, for a loopback URL only",
-    commands: CLIENT,
+    commands: [...CLIENT, "mcp"],
     parse: text,
   }),
   setting({

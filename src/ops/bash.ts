@@ -5,6 +5,7 @@ import { defineOp } from "../registry.js";
 export const bashOp = defineOp({
   name: "bash",
   group: "bash",
+  flags: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
   summary:
     "Run a bash script synchronously; optionally publish each output line, the exit code and the timeout flag as bus events.",
   notes: [

@@ -17,6 +17,7 @@ export const eventSchema = busEventSchema;
 export const outOp = defineOp({
   name: "out",
   group: "bus",
+  flags: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   summary: "Publish one event (any JSON value) to a bus; returns after it is committed.",
   notes:
     "Concurrent `out` calls share one transaction (group commit). The returned `seq` is the event's position on its bus.",
@@ -35,6 +36,7 @@ export const outOp = defineOp({
 export const readOp = defineOp({
   name: "read",
   group: "bus",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "Read events after a cursor; with waitMs, long-poll until one arrives.",
   notes:
     "Pass the returned `next` as `after` to continue. `lastSeq` is the bus's newest seq. A gap between `after` and the first returned seq means those events were trimmed. A page holds at most `limit` events and at most 4 MiB of event text (always at least one event), so `next < lastSeq` with a full page just means: read again. A read sees every `out` called before it, even one still waiting for its group commit.",
@@ -84,6 +86,7 @@ export function eventFrameJson(sub: string, e: StoredEvent): string {
 export const subscribeOp = defineOp({
   name: "subscribe",
   group: "bus",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "Stream a bus's events to this connection (WebSocket, stdio): backlog after `after`, then live.",
   notes:
     'Each event arrives as a frame `{"event": "bus", "sub", "bus", "seq", "ts", "payload"}`, in seq order, with no gap or duplicate between backlog and live. Without `after`, only new events. Over HTTP use `read` with `waitMs` or `GET /bus/<name>/events` (SSE).',
@@ -132,6 +135,7 @@ export const subscribeOp = defineOp({
 export const unsubscribeOp = defineOp({
   name: "unsubscribe",
   group: "bus",
+  flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   summary: "Stop a subscription of this connection.",
   input: z.object({ sub: z.string().describe("The id returned by subscribe") }).strict(),
   output: z.object({ ok: z.boolean().describe("False when no such subscription existed") }),
@@ -148,6 +152,7 @@ export const unsubscribeOp = defineOp({
 export const listBusesOp = defineOp({
   name: "list_buses",
   group: "bus",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "List every bus with its first and last seq and event count.",
   input: z.object({}).strict(),
   output: z.object({ buses: z.array(busInfoSchema) }),
@@ -158,6 +163,7 @@ export const listBusesOp = defineOp({
 export const trimBusOp = defineOp({
   name: "trim_bus",
   group: "bus",
+  flags: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   summary: "Delete old events of a bus: keep the newest `keepLast`, and/or drop those before `beforeTs`.",
   notes: "Seqs are never reused: after trimming, new events continue from the bus's last seq.",
   input: z

@@ -20,6 +20,7 @@ function identityOf(services: Services) {
 export const serverIdentityOp = defineOp({
   name: "server_identity",
   group: "continuity",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary:
     "Who this server is: stable instance id, name, version, project, start time, schema version, operation names, default model and provider.",
   notes:
@@ -33,6 +34,7 @@ export const serverIdentityOp = defineOp({
 export const continuityContextOp = defineOp({
   name: "continuity_context",
   group: "continuity",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "Where work stands: this server's identity, open tasks, recent handoffs and recent memory of a project.",
   notes:
     "The start of a worker's procedure: server_identity, then continuity_context; compare instance and project before any write, then expand a task with get_task and claim it at its current version.",
@@ -75,6 +77,7 @@ export const continuityContextOp = defineOp({
 export const memoryAddOp = defineOp({
   name: "memory_add",
   group: "continuity",
+  flags: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   summary: "Remember a note (decision, fact, pointer) for a project; searchable with memory_search.",
   input: memoryAddInput,
   output: z.object({ memoryId: z.string(), createdAt: z.number(), replayed: z.boolean() }),
@@ -86,6 +89,7 @@ export const memoryAddOp = defineOp({
 export const memorySearchOp = defineOp({
   name: "memory_search",
   group: "continuity",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "Full-text search of a project's memory (SQLite FTS5), best matches first.",
   notes:
     "Any text is a valid query: words are matched (with stemming), punctuation and FTS5 syntax in the query are ignored. Entries matching more of the words rank higher.",

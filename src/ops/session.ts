@@ -25,6 +25,7 @@ const EX = { sessionKey: "demo" };
 export const startSessionOp = defineOp({
   name: "start_session",
   group: "session",
+  flags: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   summary: "Start a session bound to a bus, or return the existing one for a known sessionKey.",
   notes:
     "Starting with an existing `sessionKey` returns that session unchanged. Fails with `provider_auth_missing` (naming the variable) when the provider has no API key, and with `invalid_args` for a provider that is neither known nor the server's.",
@@ -44,6 +45,7 @@ export const startSessionOp = defineOp({
 export const promptOp = defineOp({
   name: "prompt",
   group: "session",
+  flags: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   summary: "Send a user message and wait for the run to end; returns its status, final text, usage and counts.",
   notes:
     'While the session is busy, the prompt is stored and runs in its turn (after the run, task or compaction ahead of it, also after a restart). With `behavior` "steer" (delivered at the next turn boundary) or "follow_up" (delivered when the run would end) it joins the active run instead and waits for that run. A run that fails still returns, with `status: "error"` and `error` (`model_incomplete`, `provider_error` with `details.providerCode`, …). If the caller goes away the run continues.',
@@ -67,6 +69,7 @@ function queueOp<const N extends "steer" | "follow_up">(name: N, summary: string
   return defineOp({
     name,
     group: "session",
+    flags: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
     summary,
     notes:
       "Returns once the message is stored: it survives a restart and is delivered exactly once. When no run is active it waits for the next run (see clear_queue).",
@@ -92,6 +95,7 @@ export const followUpOp = queueOp("follow_up", "Queue a message delivered when t
 export const abortOp = defineOp({
   name: "abort",
   group: "session",
+  flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   summary:
     "Abort what the session is doing: the model stream stops, running bash is killed, a compaction ends without changing the history.",
   notes: "Runs waiting behind it (queued prompts, tasks) start next; queued steering and follow-ups stay queued.",
@@ -105,6 +109,7 @@ export const abortOp = defineOp({
 export const clearQueueOp = defineOp({
   name: "clear_queue",
   group: "session",
+  flags: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   summary: "Drop pending steering and follow-up messages.",
   input: withRef({}),
   output: z.object({ cleared: z.number().int().describe("Messages dropped") }),
@@ -118,6 +123,7 @@ export const clearQueueOp = defineOp({
 export const getStateOp = defineOp({
   name: "get_state",
   group: "session",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "The session with its run state: what runs now (agent run or compaction), what waits, message count.",
   input: withRef({}),
   output: sessionSchema.extend({
@@ -147,6 +153,7 @@ export const getStateOp = defineOp({
 export const getMessagesOp = defineOp({
   name: "get_messages",
   group: "session",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "Read the session's messages in order, with cursor paging (compacted ones included).",
   notes: "Pass the returned `next` as `after` to continue; `hasMore` says whether more messages exist now.",
   input: withRef({
@@ -172,6 +179,7 @@ export const getMessagesOp = defineOp({
 export const listSessionsOp = defineOp({
   name: "list_sessions",
   group: "session",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "List sessions, newest first, with isRunning; `active: true` lists only those running now.",
   input: z
     .object({
@@ -191,6 +199,7 @@ export const listSessionsOp = defineOp({
 export const setModelOp = defineOp({
   name: "set_model",
   group: "session",
+  flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   summary: "Change the session's model (and provider) for its next model call.",
   input: withRef({
     model: z.string().min(1).describe("Model name"),
@@ -206,6 +215,7 @@ export const setModelOp = defineOp({
 export const setSessionNameOp = defineOp({
   name: "set_session_name",
   group: "session",
+  flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   summary: "Rename the session.",
   input: withRef({ name: z.string().describe("New display name") }),
   output: sessionSchema,
@@ -218,6 +228,7 @@ export const setSessionNameOp = defineOp({
 export const forkOp = defineOp({
   name: "fork",
   group: "session",
+  flags: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   summary: "Create a new session with this one's settings and its history up to a message (default: all of it).",
   input: withRef({
     messageId: z.string().optional().describe("Copy history up to and including this message. Default: everything"),
@@ -232,6 +243,7 @@ export const forkOp = defineOp({
 export const compactOp = defineOp({
   name: "compact",
   group: "session",
+  flags: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   summary: "Ask the model to summarise the history; later model calls get the summary instead of the older messages.",
   notes:
     "get_messages still returns every message, the summary included (role `summary`). While a run is active the compaction waits for its turn; prompts sent meanwhile run after it. `abort` stops it and leaves the history unchanged.",
@@ -252,6 +264,7 @@ export const compactOp = defineOp({
 export const getSessionStatsOp = defineOp({
   name: "get_session_stats",
   group: "session",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary:
     "Counts of messages, tool calls and runs; tokens (cached and reasoning too) and cost as the provider reported them.",
   input: withRef({}),
@@ -275,6 +288,7 @@ export const getSessionStatsOp = defineOp({
 export const getLastAssistantTextOp = defineOp({
   name: "get_last_assistant_text",
   group: "session",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "The newest non-empty assistant text of the session, or null.",
   input: withRef({}),
   output: z.object({ text: z.string().nullable() }),
@@ -288,6 +302,7 @@ export const getLastAssistantTextOp = defineOp({
 export const exportSessionOp = defineOp({
   name: "export_session",
   group: "session",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "Export the whole session as Markdown or JSON lines (a session line, then one line per message).",
   input: withRef({
     format: z.enum(["markdown", "jsonl"]).default("markdown").describe('"markdown" or "jsonl". Default: "markdown"'),
@@ -304,6 +319,7 @@ export const exportSessionOp = defineOp({
 export const deleteSessionOp = defineOp({
   name: "delete_session",
   group: "session",
+  flags: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   summary: "Delete the session with its messages (an active run is aborted first).",
   notes: "Deleting an unknown session returns `deleted: false`, so a retried delete is safe.",
   input: withRef({}),

@@ -37,6 +37,7 @@ const EXAMPLE_ID = "task_00000000-0000-0000-0000-000000000000";
 export const runTaskOp = defineOp({
   name: "run_task",
   group: "task",
+  flags: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   summary:
     "Start an agent run of a prompt as a task; returns at once with the taskId and the exact next call (check_task).",
   notes: [
@@ -63,6 +64,7 @@ export const runTaskOp = defineOp({
 export const checkTaskOp = defineOp({
   name: "check_task",
   group: "task",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary:
     "Wait (default 45 s, at most 600 s) until the task is terminal or actionable; return its snapshot and the next call.",
   notes: [
@@ -89,6 +91,7 @@ export const checkTaskOp = defineOp({
 export const getTaskOp = defineOp({
   name: "get_task",
   group: "task",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   aliases: ["task_get"],
   summary: "The task's snapshot, immediately (never waits); include timeline, receipts or prompt on request.",
   notes:
@@ -108,6 +111,7 @@ export const getTaskOp = defineOp({
 export const listTasksOp = defineOp({
   name: "list_tasks",
   group: "task",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "List tasks (newest first) with filters, counts per status and a cursor: the aggregate view of active work.",
   input: listTasksInput,
   output: listTasksOutput,
@@ -118,6 +122,7 @@ export const listTasksOp = defineOp({
 export const cancelTaskOp = defineOp({
   name: "cancel_task",
   group: "task",
+  flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   summary:
     "Cancel a task: a queued one just ends; a running one has its run stopped and its bash killed. Ended tasks are returned unchanged.",
   input: cancelTaskInput,
@@ -136,6 +141,7 @@ export const cancelTaskOp = defineOp({
 export const taskCreateOp = defineOp({
   name: "task_create",
   group: "task",
+  flags: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   summary:
     "Create a tracked work task (status todo, version 1); tsclaw does not execute it — a worker claims and completes it with task_update.",
   input: taskCreateInput,
@@ -157,6 +163,7 @@ export const taskCreateOp = defineOp({
 export const taskUpdateOp = defineOp({
   name: "task_update",
   group: "task",
+  flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   summary:
     "Change a task at its current version (expectedVersion); completing it (done) needs a handoff, one receipt and the write context.",
   notes: [
@@ -206,6 +213,7 @@ export const taskUpdateOp = defineOp({
 export const taskTelemetryOp = defineOp({
   name: "task_telemetry",
   group: "task",
+  flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary:
     "Request telemetry of the task operations (op, task, poll number, wait asked and waited, status returned, duration, duplicate, terminal retrieval, error), newest first.",
   input: taskTelemetryInput,

@@ -79,6 +79,9 @@ export const runTaskOutput = z.object({
   replayed: z.boolean().describe("True when an earlier call with the same idempotencyKey created the task"),
   continuePolling: z.boolean(),
   nextAction: nextActionSchema,
+  task: taskSchema
+    .optional()
+    .describe("The final Task: only in the result of a task-augmented MCP call (tasks/result), given once it ended"),
 });
 
 /** Arguments of check_task. */

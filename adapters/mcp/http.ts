@@ -1,0 +1,141 @@
+/**
+ * Streamable HTTP at /mcp: POST carries messages, GET opens the server stream, DELETE ends a
+ * session. One SDK transport and one MCP server per session; each session's events are kept
+ * for replay (Last-Event-ID), so a dropped or polled stream resumes. Access (token, Origin,
+ * Host) is checked by the HTTP adapter before a request gets here.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Claw } from "../../src/claw.js";
+import { MemoryEventStore } from "./event-store.js";
+import { createMcpServer, type McpServerOptions } from "./server.js";
+
+/** Options of the /mcp mount. */
+export interface McpHttpOptions extends McpServerOptions {
+  /** Sessions kept at once; past it the least recently used one is closed. Default: 256 */
+  maxSessions?: number;
+  /** Events each session keeps for stream resumption. Default: 1000 */
+  replayEvents?: number;
+  /** Reconnect delay a client is told in the SSE `retry` field, in ms. Default: 1000 */
+  retryIntervalMs?: number;
+  /** Largest POST body, in bytes. Default: the claw's limits.maxRequestBytes */
+  maxBodyBytes?: number;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  lastUsed: number;
+}
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) return;
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+const mounts = new WeakMap<Claw, Set<McpHttpMount>>();
+
+/** Ends the standalone server streams of every /mcp mount of `claw` and refuses new sessions (at shutdown). */
+export function closeMcpStreams(claw: Claw): void {
+  for (const mount of mounts.get(claw) ?? []) mount.closeStreams();
+}
+
+/** Closes every MCP session of `claw`'s mounts. */
+export async function closeMcpSessions(claw: Claw): Promise<void> {
+  await Promise.all([...(mounts.get(claw) ?? [])].map((m) => m.close()));
+}
+
+/** The /mcp endpoint of one HTTP server. */
+export class McpHttpMount {
+  private readonly sessions = new Map<string, Session>();
+  private closed = false;
+
+  constructor(
+    private readonly claw: Claw,
+    private readonly options: McpHttpOptions = {},
+  ) {
+    let set = mounts.get(claw);
+    if (!set) {
+      set = new Set();
+      mounts.set(claw, set);
+    }
+    set.add(this);
+  }
+
+  /** Number of open MCP sessions. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Handles one request to /mcp (already admitted by the access policy). */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.closed) return jsonRpcError(res, 503, -32000, "the server is shutting down");
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const session = this.sessions.get(sessionId);
+      if (!session) return jsonRpcError(res, 404, -32001, "Session not found; initialize a new one");
+      session.lastUsed = performance.now();
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== "POST") {
+      return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    }
+    const transport = this.open();
+    await transport.handleRequest(req, res);
+    // Anything but a successful initialize leaves no session behind.
+    if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) await transport.close();
+  }
+
+  private open(): StreamableHTTPServerTransport {
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      eventStore: new MemoryEventStore(this.options.replayEvents),
+      retryInterval: this.options.retryIntervalMs ?? 1000,
+      maxRequestBodySize: this.options.maxBodyBytes ?? this.claw.config.limits.maxRequestBytes,
+      onsessioninitialized: (id) => {
+        this.evictIfFull();
+        this.sessions.set(id, { transport, lastUsed: performance.now() });
+      },
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+    };
+    const server = createMcpServer(this.claw, this.options);
+    server.connect(transport).catch((err) => this.claw.config.log(`tsclaw mcp: ${(err as Error).message}`));
+    return transport;
+  }
+
+  private evictIfFull(): void {
+    const max = this.options.maxSessions ?? 256;
+    while (this.sessions.size >= max) {
+      let oldest: [string, Session] | undefined;
+      for (const entry of this.sessions) if (!oldest || entry[1].lastUsed < oldest[1].lastUsed) oldest = entry;
+      if (!oldest) return;
+      this.sessions.delete(oldest[0]);
+      oldest[1].transport.close().catch(() => {});
+    }
+  }
+
+  /**
+   * Refuses new requests and ends the sessions' standalone GET streams, which never end by
+   * themselves; POST streams end with their last answer, so calls in flight are still answered.
+   */
+  closeStreams(): void {
+    this.closed = true;
+    for (const s of this.sessions.values()) s.transport.closeStandaloneSSEStream();
+  }
+
+  /** Ends every session (their open streams included). */
+  async close(): Promise<void> {
+    this.closed = true;
+    mounts.get(this.claw)?.delete(this);
+    const open = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(open.map((s) => s.transport.close().catch(() => {})));
+  }
+}
