@@ -117,7 +117,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       }
       if (url.pathname === "/mcp" && mcp) {
         try {
-          checkAccess(req, policy);
+          checkAccess(req, policy, { stream: false }); // MCP clients send headers, never ?token=
         } catch (err) {
           // MCP clients start their auth flow from this header.
           if (err instanceof ClawError && err.code === "unauthorized") res.setHeader("www-authenticate", "Bearer");

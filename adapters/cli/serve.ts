@@ -16,7 +16,7 @@ import { checkTokenChoice, resolveServerToken, type TokenChoice } from "./server
 /** Help of `tsclaw serve`. */
 export const SERVE_HELP = `Usage: tsclaw serve [flags]
 
-Serves POST /do, GET /doc, GET /health, GET /bus/<name>/events (SSE) and /ws (WebSocket).
+Serves POST /do, GET /doc, GET /health, GET /bus/<name>/events (SSE), /ws (WebSocket) and /mcp (MCP).
 SIGINT/SIGTERM shut it down cleanly (in-flight calls answered, runs marked interrupted).
 
 Flags (each also from its environment variable):

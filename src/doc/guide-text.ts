@@ -69,6 +69,9 @@ export const TRANSPORTS = `## The other ways in
   dropped EventSource reconnects after {SSE_RETRY_MS} ms) and a comment naming the starting seq, and sends a
   comment line every {SSE_HEARTBEAT_S} s as a heartbeat (\`?heartbeat=<seconds>\`, 1–300, changes it). Browsers
   cannot set headers on EventSource: pass the token as \`?token=<token>\` (GET streams only).
+- **MCP**: \`/mcp\` speaks the Model Context Protocol (Streamable HTTP, same token rules; \`tsclaw
+  mcp\` over stdio). Every operation above except \`subscribe\` is a tool of the same name whose
+  annotations carry the operation's effects; \`run_task\` also runs as an MCP task with the same id.
 - **TypeScript**: \`import { createClaw } from "tsclaw"\` gives the same operations as typed methods.
 - **CLI**: \`tsclaw do <op> '<json args>'\` calls one operation; \`tsclaw tail <bus>\` follows a bus.
 `;

@@ -1,4 +1,7 @@
-/** /mcp follows the same access rules as /do (token, Origin, Host), and its sessions end with DELETE. */
+/**
+ * /mcp follows the same access rules as /do (token, Origin, Host); its sessions end with DELETE;
+ * a server stream cut mid-call resumes with Last-Event-ID.
+ */
 import { request } from "node:http";
 import { CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -130,5 +133,69 @@ describe("/mcp access", () => {
     expect(started.task.ttl).toBeNull(); // kept until deleted, whatever ttl was asked
     await a.close();
     await b.close();
+  });
+});
+
+/** Reads SSE events (id and data) from a fetch body until `stop` says so or the body ends. */
+async function readEvents(res: Response, stop: (e: { id?: string; data: string }) => boolean) {
+  const events: { id?: string; data: string }[] = [];
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let cut = buffer.indexOf("\n\n");
+    while (cut >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      const data = [...block.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join("\n");
+      const e = { id, data };
+      events.push(e);
+      if (stop(e)) {
+        await reader.cancel();
+        return events;
+      }
+      cut = buffer.indexOf("\n\n");
+    }
+  }
+  return events;
+}
+
+describe("/mcp stream resumption", () => {
+  it("replays a call's answer after its stream was cut, from Last-Event-ID", async () => {
+    const auth = { authorization: "Bearer mcp-access-token" };
+    const init = await post(auth);
+    const session = init.headers.get("mcp-session-id")!;
+    await init.body?.cancel();
+    const headers = { ...auth, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    await post(headers, { jsonrpc: "2.0", method: "notifications/initialized" });
+    const call = await post(headers, {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "bash", arguments: { script: "sleep 0.3; echo resumed" } },
+    });
+    expect(call.headers.get("content-type")).toContain("text/event-stream");
+    // The first event primes the stream (an id, no data); cut the stream right after it.
+    const [priming] = await readEvents(call, () => true);
+    expect(priming!.id).toBeTruthy();
+    expect(priming!.data).toBe("");
+    // Until the server has seen the cut, the stream still counts as connected (409): retry, as clients do.
+    let resumed: Response;
+    for (let i = 0; ; i++) {
+      resumed = await fetch(`${server.url}/mcp`, {
+        headers: { ...headers, accept: "text/event-stream", "last-event-id": priming!.id! },
+      });
+      if (resumed.status !== 409 || i === 50) break;
+      await resumed.body?.cancel();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(resumed.status).toBe(200);
+    const events = await readEvents(resumed, (e) => e.data.includes('"id":7'));
+    const answer = JSON.parse(events.at(-1)!.data);
+    expect(answer.id).toBe(7);
+    expect(answer.result.structuredContent).toMatchObject({ stdout: "resumed\n", exitCode: 0 });
   });
 });
