@@ -2,7 +2,13 @@ import { defineConfig } from "tsup";
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", http: "adapters/http.ts", ws: "adapters/ws.ts", stdio: "adapters/stdio.ts" },
+    entry: {
+      index: "src/index.ts",
+      http: "adapters/http.ts",
+      ws: "adapters/ws.ts",
+      stdio: "adapters/stdio.ts",
+      mcp: "adapters/mcp/index.ts",
+    },
     format: ["esm", "cjs"],
     dts: true,
     clean: true,
