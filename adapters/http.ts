@@ -9,8 +9,8 @@ import { ClawError, httpStatus } from "../src/errors.js";
 import { encodeResponse, errorResponse, parseJson, type Response } from "../src/wire.js";
 import { type ConnectionGuard, guardConnections } from "./connection-guard.js";
 import { readBody } from "./http-body.js";
-import { parserError, rawErrorResponse } from "./raw-response.js";
 import { closeMcpSessions, closeMcpStreams, McpHttpMount, type McpHttpOptions } from "./mcp/http.js";
+import { parserError, rawErrorResponse } from "./raw-response.js";
 import { type AccessPolicy, checkAccess, createAccessPolicy } from "./security.js";
 import { closeSseStreams, handleSse } from "./sse.js";
 
