@@ -4,11 +4,13 @@
  */
 import { SessionService } from "./agent/session-service.js";
 import { BashRunner } from "./bash/bash-runner.js";
+import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "./bash/sandbox.js";
 import { BusService } from "./bus/bus-service.js";
 import { catalog } from "./catalog.js";
 import { type ClawConfig, type ClawOptions, resolveConfig } from "./config.js";
 import { type CallContext, Dispatcher } from "./dispatch.js";
 import { type GuideSelection, renderGuide } from "./doc/markdown.js";
+import { ClawError } from "./errors.js";
 import { createBusHandle } from "./handles/bus-handle.js";
 import type { Caller, OpInput } from "./handles/caller.js";
 import { createSessionHandle } from "./handles/session-handle.js";
@@ -26,6 +28,7 @@ import type { Response } from "./wire.js";
 /** Creates a claw: one database, its services and typed handles. Call `close()` when done. */
 export function createClaw(options: ClawOptions = {}) {
   const config = resolveConfig(options);
+  const sandbox = sandboxOf(config.sandbox); // before the database: a refused sandbox opens nothing
   const opened = openDb(config.db, { durability: config.durability });
   const db = opened.db;
   const storage = new StorageGuard(opened.path);
@@ -42,7 +45,15 @@ export function createClaw(options: ClawOptions = {}) {
     maxPayloadBytes: config.limits.maxPayloadBytes,
     maxEventsPerCall: config.limits.maxEventsPerCall,
     baseEnv: config.env,
+    sandbox,
+    owner: identity.instance,
   });
+  // The database lock is held: whatever a previous server on this database left running dies now.
+  if (config.db !== ":memory:") {
+    const reaped = bash.reapLeftovers();
+    if (reaped > 0)
+      config.log(`tsclaw: killed ${reaped} bash processes a previous server on ${config.db} left running`);
+  }
   const sessions = new SessionService({ config, db, bus, bash });
   const tasks = new TaskService({ config, db, bus, sessions, identity });
   const memory = new MemoryService({ config, db });
@@ -95,6 +106,7 @@ export function createClaw(options: ClawOptions = {}) {
         await tasks.close();
         await sessions.close();
         await dispatcher.idle(5000); // let in-flight calls answer before the database goes
+        bash.close(); // what keepBackground calls left running
         bus.close();
         storage.stop();
         opened.close();
@@ -102,6 +114,14 @@ export function createClaw(options: ClawOptions = {}) {
       return closing;
     },
   };
+}
+
+function sandboxOf(mode: SandboxMode): AppliedSandbox {
+  try {
+    return resolveSandbox(mode);
+  } catch (err) {
+    throw new ClawError("invalid_args", (err as Error).message, { option: "sandbox" });
+  }
 }
 
 /** A claw, as returned by {@link createClaw}. */

@@ -3,6 +3,7 @@
  * options, else the CLAW_* variables of the config table, else the defaults.
  */
 import { basename } from "node:path";
+import type { SandboxMode } from "./bash/sandbox.js";
 import type { RetentionOptions } from "./bus/bus-service.js";
 import { DEFAULTS } from "./config/defaults.js";
 import { SETTINGS } from "./config/settings.js";
@@ -73,6 +74,8 @@ export interface ClawOptions {
   name?: string;
   /** "normal" (WAL + synchronous=NORMAL: a process crash loses nothing acknowledged) or "full" (power loss too). Default: "normal" */
   durability?: Durability;
+  /** Sandbox of bash calls: "auto" (bwrap when it works on this host, else none), "bwrap", "landlock" (unavailable: refused), "none". Default: CLAW_SANDBOX, else "auto" */
+  sandbox?: SandboxMode;
   /** Environment for CLAW_* settings, key lookup and for bash processes to inherit. Default: process.env */
   env?: NodeJS.ProcessEnv;
   /** URL of this service, given to bash as CLAW_URL (set by `serve`). Default: none */
@@ -105,6 +108,7 @@ export interface ClawConfig {
   project: string;
   name: string;
   durability: Durability;
+  sandbox: SandboxMode;
   env: NodeJS.ProcessEnv;
   url?: string;
   token?: string;
@@ -175,6 +179,7 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
     project: options.project ?? (basename(process.cwd()) || "default"),
     name: options.name ?? DEFAULTS.name,
     durability: options.durability ?? DEFAULTS.durability,
+    sandbox: options.sandbox ?? DEFAULTS.sandbox,
     env,
     url: options.url,
     token: options.token,

@@ -1,17 +1,20 @@
 /**
- * Runs one bash script: its own process group, captured (tail-capped) stdout/stderr, one bus
- * event per output line through compiled templates, exit and timeout events, process-group kill
- * on timeout or caller abort. Returns only after every event of the run is committed.
+ * Runs one bash call: the templates checked first, the script in its sandbox (process-owned:
+ * see bash-process.ts), captured (tail-capped) stdout/stderr, one bounded bus event per output
+ * line, exit and timeout events. Returns only after every event of the call is committed, and
+ * frees the call's concurrency slot at the same moment.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import type { BusService } from "../bus/bus-service.js";
 import { DEFAULTS } from "../config/defaults.js";
 import { ClawError } from "../errors.js";
+import { runProcesses } from "./bash-process.js";
 import type { BashRequest, BashResult } from "./bash-schema.js";
 import { buildBashEnv } from "./env.js";
 import { planInvocation } from "./invocation.js";
 import { LineEventBudget, lineEventSink, type PreparedEvents, Publisher, prepareEvents } from "./line-events.js";
+import { killAllMarked, MARKER_VAR, markerEntry, ownerPrefix } from "./process-scan.js";
+import type { AppliedSandbox } from "./sandbox.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 /** Limits of the bash runner. */
@@ -32,27 +35,29 @@ export interface BashRunnerOptions {
   maxPayloadBytes?: number;
   /** Max line events one call publishes; later lines are counted in `eventsDropped`. Default: 100 000. */
   maxEventsPerCall?: number;
+  /** The sandbox every call runs in (already resolved). Default: "none". */
+  sandbox?: AppliedSandbox;
+  /**
+   * Who owns the processes (the database's instance id): every process carries it, so a later
+   * start on the same database can kill what a dead server left. Default: a random id.
+   */
+  owner?: string;
 }
-
-const SIGNALS: Record<string, number> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGKILL: 9,
-  SIGPIPE: 13,
-  SIGALRM: 14,
-  SIGTERM: 15,
-};
 
 /** Runs bash scripts under the runner's limits. */
 export class BashRunner {
   private active = 0;
+  private calls = 0;
+  private keptBackground = false;
   private readonly maxConcurrent: number;
   private readonly outputCap: number;
   private readonly killGraceMs: number;
   private readonly defaultBus: string;
   private readonly maxPayloadBytes: number;
   private readonly maxEventsPerCall: number;
+  private readonly owner: string;
+  /** The sandbox calls run in. */
+  readonly sandbox: AppliedSandbox;
 
   constructor(
     private readonly bus: BusService,
@@ -60,15 +65,33 @@ export class BashRunner {
   ) {
     this.maxConcurrent = options.maxConcurrent ?? DEFAULTS.maxBashProcesses;
     this.outputCap = options.outputCapBytes ?? DEFAULTS.bashOutputBytes;
-    this.killGraceMs = options.killGraceMs ?? DEFAULTS.bashKillGraceMs;
+    this.killGraceMs = Math.min(5000, Math.max(0, options.killGraceMs ?? DEFAULTS.bashKillGraceMs));
     this.defaultBus = options.defaultBus ?? DEFAULTS.bus;
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
     this.maxEventsPerCall = options.maxEventsPerCall ?? DEFAULTS.maxEventsPerCall;
+    this.sandbox = options.sandbox ?? "none";
+    this.owner = (options.owner ?? `anon-${process.pid}-${Math.random().toString(36).slice(2)}`).replace(
+      /[^A-Za-z0-9_.-]/g,
+      "_",
+    );
   }
 
   /** Number of bash processes running now. */
   get running(): number {
     return this.active;
+  }
+
+  /**
+   * Kills every process a previous server on the same database left behind (after a kill -9,
+   * without bwrap). Call once at startup, after the database lock is held. Returns the count.
+   */
+  reapLeftovers(): number {
+    return killAllMarked(ownerPrefix(this.owner));
+  }
+
+  /** Kills what calls with `keepBackground` left running. Called when the claw closes. */
+  close(): void {
+    if (this.keptBackground) killAllMarked(ownerPrefix(this.owner));
   }
 
   /** Runs `req`; `contextEnv` adds variables such as CLAW_SESSION_ID. */
@@ -88,36 +111,26 @@ export class BashRunner {
     const events = prepareEvents(req, this.maxPayloadBytes, this.defaultBus);
     this.active++;
     try {
-      return await this.spawnAndWait(req, events, opts);
+      return await this.runCall(req, events, opts);
     } finally {
       this.active--;
     }
   }
 
-  private spawnAndWait(
+  private async runCall(
     req: BashRequest,
     events: PreparedEvents,
     opts: { signal?: AbortSignal; contextEnv?: Record<string, string | undefined> },
   ): Promise<BashResult> {
+    const mark = `${this.owner}:${process.pid}.${++this.calls}`;
     const env = buildBashEnv(
       this.options.baseEnv ?? process.env,
       opts.contextEnv ?? {},
       req.env,
       this.options.scrubVars,
     );
-    const invocation = planInvocation(req.script, env);
-    let child: ChildProcessWithoutNullStreams;
-    try {
-      child = spawn("bash", invocation.args, {
-        cwd: req.cwd,
-        env: invocation.env,
-        detached: true,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-    } catch (err) {
-      invocation.cleanup();
-      throw spawnError(err);
-    }
+    env[MARKER_VAR] = mark; // after the caller's variables: the mark cannot be overridden
+    if (req.keepBackground) this.keptBackground = true;
     const stdout = new TailBuffer(this.outputCap);
     const stderr = new TailBuffer(this.outputCap);
     const publisher = new Publisher(this.bus);
@@ -125,83 +138,54 @@ export class BashRunner {
     const limit = this.maxPayloadBytes;
     const outLines = events.stdoutLine && lineEventSink(events.stdoutLine, limit, budget, publisher);
     const errLines = events.stderrLine && lineEventSink(events.stderrLine, limit, budget, publisher);
-    child.stdout.on("data", (c: Buffer) => {
-      stdout.push(c);
-      outLines?.push(c);
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr.push(c);
-      errLines?.push(c);
-    });
-    child.stdin.on("error", () => {}); // the script may exit without reading its stdin
-    child.stdin.end(req.stdin ?? "");
-
-    return new Promise<BashResult>((resolve, reject) => {
-      let timedOut = false;
-      let aborted = false;
-      let killTimer: NodeJS.Timeout | undefined;
-      const killGroup = () => {
-        signalGroup(child.pid, "SIGTERM");
-        killTimer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), this.killGraceMs);
-        killTimer.unref();
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killGroup();
-      }, req.timeoutMs);
-      const onAbort = () => {
-        aborted = true;
-        killGroup();
-      };
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
-
-      child.on("error", (err) => {
-        invocation.cleanup();
-        clearTimeout(timer);
-        opts.signal?.removeEventListener("abort", onAbort);
-        reject(new ClawError("internal", `could not start bash: ${err.message}`));
+    const invocation = planInvocation(req.script, env);
+    let outcome: Awaited<ReturnType<typeof runProcesses>>;
+    try {
+      outcome = await runProcesses({
+        args: invocation.args,
+        cwd: req.cwd,
+        env: invocation.env,
+        stdin: req.stdin ?? "",
+        timeoutMs: req.timeoutMs,
+        killGraceMs: this.killGraceMs,
+        signal: opts.signal,
+        keepBackground: req.keepBackground ?? false,
+        sandbox: this.sandbox,
+        marker: markerEntry(mark),
+        onStdout: (c) => {
+          stdout.push(c);
+          outLines?.push(c);
+        },
+        onStderr: (c) => {
+          stderr.push(c);
+          errLines?.push(c);
+        },
       });
-      // "close" waits for every holder of the pipes (grandchildren included), as Go's Wait does.
-      child.on("close", (code, signal) => {
-        invocation.cleanup();
-        clearTimeout(timer);
-        if (killTimer) clearTimeout(killTimer);
-        if (timedOut || aborted) signalGroup(child.pid, "SIGKILL"); // stragglers that closed their pipes
-        opts.signal?.removeEventListener("abort", onAbort);
-        outLines?.end();
-        errLines?.end();
-        const exitCode = code ?? 128 + (SIGNALS[signal ?? ""] ?? 0);
-        if (events.exit) publisher.publish(events.exit.bus, events.exit.template.render(exitCode));
-        if (events.timeout) publisher.publish(events.timeout.bus, events.timeout.template.render(timedOut));
-        const result: BashResult = {
-          stdout: stdout.toString(),
-          stderr: stderr.toString(),
-          exitCode,
-          timeout: timedOut,
-        };
-        if (stdout.truncated || stderr.truncated) result.truncated = true;
-        if (budget.linesCut > 0) result.linesCut = budget.linesCut;
-        if (budget.eventsDropped > 0) result.eventsDropped = budget.eventsDropped;
-        publisher.settled().then(
-          () =>
-            aborted
-              ? reject(
-                  new ClawError("cancelled", "the caller went away; the bash process group was killed", { exitCode }),
-                )
-              : resolve(result),
-          (err) => reject(err),
-        );
-      });
-    });
-  }
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // the group is already gone
+    } catch (err) {
+      throw spawnError(err);
+    } finally {
+      // Processes still running (keepBackground) hold the file open if they read it: unlinking is safe.
+      invocation.cleanup();
+    }
+    const { exitCode, timedOut, aborted } = outcome;
+    outLines?.end();
+    errLines?.end();
+    if (events.exit) publisher.publish(events.exit.bus, events.exit.template.render(exitCode));
+    if (events.timeout) publisher.publish(events.timeout.bus, events.timeout.template.render(timedOut));
+    const result: BashResult = {
+      stdout: stdout.toString(),
+      stderr: stderr.toString(),
+      exitCode,
+      timeout: timedOut,
+      sandbox: this.sandbox,
+    };
+    if (stdout.truncated || stderr.truncated) result.truncated = true;
+    if (budget.linesCut > 0) result.linesCut = budget.linesCut;
+    if (budget.eventsDropped > 0) result.eventsDropped = budget.eventsDropped;
+    await publisher.settled();
+    if (aborted)
+      throw new ClawError("cancelled", "the caller went away; every process of the call was killed", { exitCode });
+    return result;
   }
 }
 
@@ -218,6 +202,7 @@ function spawnError(err: unknown): ClawError {
     );
   if (code === "ERR_INVALID_ARG_VALUE" || code === "ERR_INVALID_ARG_TYPE")
     return new ClawError("invalid_args", `bash cannot be started with these arguments: ${(err as Error).message}`);
+  if (err instanceof ClawError) return err;
   return new ClawError("internal", `could not start bash: ${(err as Error)?.message ?? String(err)}`);
 }
 

@@ -58,6 +58,12 @@ export const bashArgsSchema = z
     timeoutEvent: eventSpecSchema
       .optional()
       .describe("Publish one event at the end; {payload} is true when the run timed out"),
+    keepBackground: z
+      .boolean()
+      .optional()
+      .describe(
+        "Leave background processes running when the script exits (they are still killed at timeout, abort and server exit). Default: false",
+      ),
   })
   .strict();
 
@@ -67,6 +73,9 @@ export const bashResultSchema = z.object({
   stderr: z.string().describe("Captured stderr (the last 1 MiB when truncated)"),
   exitCode: z.number().int().describe("Exit code; 128+N when killed by signal N"),
   timeout: z.boolean().describe("True when the run was killed at its timeout"),
+  sandbox: z
+    .enum(["bwrap", "none"])
+    .describe("The sandbox the call ran in: bwrap (own PID namespace and /proc) or none"),
   truncated: z.boolean().optional().describe("True when stdout or stderr was cut to its tail"),
   linesCut: z
     .number()

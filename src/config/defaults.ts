@@ -10,6 +10,7 @@ export const DEFAULTS = {
   url: "http://127.0.0.1:8000",
   name: "tsclaw",
   durability: "normal",
+  sandbox: "auto",
   provider: "openrouter",
   /** Each provider's default model, used when no model is given. */
   providerModels: { openrouter: "openai/gpt-5:online", openai: "gpt-5", demo: "demo" } as Record<string, string>,

@@ -3,6 +3,8 @@
  * and help text. Flag parsing, `--help`, the README flag list and createClaw()'s reading of
  * CLAW_* variables all derive from it, so a new flag is one entry here.
  */
+
+import { SANDBOX_MODES, type SandboxMode } from "../bash/sandbox.js";
 import type { ClawOptions } from "../config.js";
 import { DEFAULTS, formatBytes } from "./defaults.js";
 import {
@@ -229,6 +231,16 @@ export const SETTINGS: readonly AnySetting[] = [
     commands: CLAW,
     parse: oneOf(["normal", "full"]),
     option: (durability: "normal" | "full") => ({ durability }),
+  }),
+  setting({
+    flag: "sandbox",
+    env: "CLAW_SANDBOX",
+    value: "MODE",
+    help: "auto (bwrap when it works here, else none) | bwrap (own PID namespace and /proc per call) | landlock (unavailable from Node) | none",
+    default: DEFAULTS.sandbox,
+    commands: CLAW,
+    parse: oneOf(SANDBOX_MODES),
+    option: (sandbox: SandboxMode) => ({ sandbox }),
   }),
   setting({
     flag: "bus-max-events",

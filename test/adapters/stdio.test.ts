@@ -37,7 +37,7 @@ describe("stdio JSON lines", () => {
     s.end();
     await s.done;
     expect(s.frames).toEqual([
-      { id: "b", ok: true, result: { stdout: "finished\n", stderr: "", exitCode: 0, timeout: false } },
+      { id: "b", ok: true, result: { stdout: "finished\n", stderr: "", exitCode: 0, timeout: false, sandbox: "none" } },
     ]);
   });
 

@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseGoDuration } from "../../src/bash/duration.js";
 import { compileTemplate, fillTemplate } from "../../src/bash/template.js";
 import type { Claw } from "../../src/index.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
-import { waitProcessGone as waitDead } from "../helpers/process.js";
+import { pidsWithArg, uniqueSleep, waitArgGone } from "../helpers/process.js";
 
 let claw: Claw;
 afterEach(async () => {
@@ -20,18 +19,16 @@ describe("bash", () => {
       stderr: "err\n",
       exitCode: 3,
       timeout: false,
+      sandbox: claw.services.bash.sandbox,
     });
   });
 
   it("kills the whole process group at a Go-duration timeout, grandchild included", async () => {
     claw = memClaw();
-    const dir = tempDir();
-    const pidFile = join(dir, "pid");
-    const r = await claw.bash({ script: `(sleep 60 & echo $! > ${pidFile}) ; wait`, timeout: "700ms" });
+    const arg = uniqueSleep();
+    const r = await claw.bash({ script: `(sleep ${arg} &) ; sleep ${arg}`, timeout: "700ms" });
     expect(r.timeout).toBe(true);
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    expect(pid).toBeGreaterThan(0);
-    expect(await waitDead(pid)).toBe(true);
+    expect(await waitArgGone(arg)).toBe(true);
   });
 
   it("accepts numeric and Go-duration timeouts and rejects invalid ones", async () => {
@@ -147,15 +144,13 @@ describe("bash", () => {
 
   it("kills the process group when the caller aborts", async () => {
     claw = memClaw();
-    const dir = tempDir();
-    const pidFile = join(dir, "pid");
+    const arg = uniqueSleep();
     const ac = new AbortController();
-    const p = claw.bash({ script: `sleep 60 & echo $! > ${pidFile}; wait` }, { signal: ac.signal });
-    await new Promise((r) => setTimeout(r, 300));
-    const pid = Number(readFileSync(pidFile, "utf8"));
+    const p = claw.bash({ script: `sleep ${arg} & echo started; wait` }, { signal: ac.signal });
+    while (pidsWithArg(arg).length === 0) await new Promise((r) => setTimeout(r, 20));
     ac.abort();
     await expect(p).rejects.toMatchObject({ code: "cancelled" });
-    expect(await waitDead(pid)).toBe(true);
+    expect(await waitArgGone(arg)).toBe(true);
   });
 
   it("limits concurrent processes with a clear error", async () => {

@@ -121,6 +121,8 @@ describe("POST /do", () => {
     expect(pid).toBeGreaterThan(0);
     req.destroy();
     expect(await waitProcessGone(pid)).toBe(true);
+    // The slot is freed once the call has finished killing and draining (within the grace).
+    for (let i = 0; i < 250 && server.claw.services.bash.running > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(server.claw.services.bash.running).toBe(0);
   });
 });

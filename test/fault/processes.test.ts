@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { cliCommand } from "../adapters/cli-run.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
-import { processAlive, waitProcessGone } from "../helpers/process.js";
+import { processAlive, uniqueSleep, waitArgGone } from "../helpers/process.js";
 import { type ServeProcess, spawnServe, startServe } from "./serve-process.js";
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -19,12 +19,11 @@ afterEach(async () => {
 test("bash whose script and child ignore SIGTERM are SIGKILLed after the grace when the timeout hits", async () => {
   const claw = memClaw({ limits: { bashKillGraceMs: 300 } });
   cleanups.push(() => claw.close());
-  const dir = tempDir("tsclaw-fault-");
-  const pids = join(dir, "pids");
+  const arg = uniqueSleep();
   const t0 = Date.now();
   // Both the bash and its sleep (SIG_IGN is inherited across exec) ignore SIGTERM.
   const r = await claw.bash({
-    script: `trap '' TERM; sleep 60 & echo "$$ $!" > ${pids}; wait; echo never`,
+    script: `trap '' TERM; sleep ${arg} & wait; echo never`,
     timeout: "500ms",
     exitEvent: { template: { exit: "{payload}" }, bus: "term" },
   });
@@ -34,9 +33,7 @@ test("bash whose script and child ignore SIGTERM are SIGKILLed after the grace w
   expect(r.exitCode).toBe(128 + 9); // killed by SIGKILL, not by the ignored SIGTERM
   expect(elapsed).toBeGreaterThanOrEqual(500 + 300 - 50);
   expect(elapsed).toBeLessThan(20_000); // generous: the point is that it did not wait 60 s
-  const [bashPid, sleepPid] = readFileSync(pids, "utf8").trim().split(" ").map(Number) as [number, number];
-  expect(await waitProcessGone(bashPid)).toBe(true);
-  expect(await waitProcessGone(sleepPid)).toBe(true);
+  expect(await waitArgGone(arg)).toBe(true);
   const events = await claw.bus.read({ bus: "term" });
   expect(events.events.map((e) => e.payload)).toEqual([{ exit: 137 }]);
 });

@@ -72,6 +72,7 @@ describe("agent loop", () => {
       stderr: "",
       exitCode: 0,
       timeout: false,
+      sandbox: "none",
     });
 
     // Bus: lifecycle and tool-call stream events, in order, each with sessionId and runId.
