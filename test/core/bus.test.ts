@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BusEvent, Claw } from "../../src/index.js";
 import { memClaw } from "../helpers/claw.js";
 
@@ -78,7 +78,10 @@ describe("bus", () => {
     await writer;
     const more = Array.from({ length: 100 }, (_, i) => claw.bus.out({ bus: "s", payload: 2501 + i }));
     await Promise.all(more);
-    await new Promise((r) => setTimeout(r, 100));
+    // Wait for delivery to reach the last seq (no fixed sleep: loaded machines are slow), then
+    // a little longer so a duplicate after the end would still be caught.
+    await vi.waitFor(() => expect(seen.at(-1)).toBe(2600), { timeout: 20_000, interval: 20 });
+    await new Promise((r) => setTimeout(r, 50));
     unsubscribe();
     expect(seen).toEqual(Array.from({ length: 2600 - 20 }, (_, i) => 21 + i));
   });
