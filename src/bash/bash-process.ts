@@ -96,7 +96,9 @@ export async function runProcesses(spec: ProcessSpec): Promise<ProcessOutcome> {
   const since = pid ?? 0;
   const marked = () => findMarked(spec.marker, since);
   const left = (): boolean => {
-    if (bwrap) return !exited;
+    // Under bwrap the outer process can report the script's exit while the kernel is still
+    // tearing the namespace down: its marked processes count as left until they are gone.
+    if (bwrap) return !exited || marked().some((p) => commOf(p) !== "bwrap");
     return groupAlive(pid) || marked().length > 0;
   };
   const terminate = () => {
