@@ -164,11 +164,33 @@ export function mergeOptions(base: ClawOptions, over: ClawOptions): ClawOptions 
   return merged;
 }
 
+/** Every limit name (a Record, so a new ClawLimits field that is missing here fails to compile); each one's default is the same-named entry of DEFAULTS. */
+const LIMIT_KEYS = Object.keys({
+  maxPayloadBytes: true,
+  maxBashProcesses: true,
+  bashOutputBytes: true,
+  bashKillGraceMs: true,
+  maxEventsPerCall: true,
+  maxRequestBytes: true,
+  maxSubscriptions: true,
+  maxConnections: true,
+  maxConnectionsPerPeer: true,
+  headerTimeoutMs: true,
+  idleTimeoutMs: true,
+  maxCallsPerConnection: true,
+} satisfies Record<keyof ClawLimits, true>) as (keyof ClawLimits)[];
+
+/** Every limit: the given value, else its default. */
+function limitsWithDefaults(given: ClawLimits): Required<ClawLimits> {
+  const out = {} as Required<ClawLimits>;
+  for (const key of LIMIT_KEYS) out[key] = given[key] ?? DEFAULTS[key];
+  return out;
+}
+
 /** Applies the CLAW_* variables of `options.env` (default process.env) under `options`, then the defaults. */
 export function resolveConfig(given: ClawOptions = {}): ClawConfig {
   const env = given.env ?? process.env;
   const options = mergeOptions(optionsFromEnv(env), given);
-  const limits = options.limits ?? {};
   const provider = options.provider ?? DEFAULTS.provider;
   return {
     db: options.db ?? DEFAULTS.db,
@@ -184,20 +206,7 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
     url: options.url,
     token: options.token,
     access: options.access,
-    limits: {
-      maxPayloadBytes: limits.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes,
-      maxBashProcesses: limits.maxBashProcesses ?? DEFAULTS.maxBashProcesses,
-      bashOutputBytes: limits.bashOutputBytes ?? DEFAULTS.bashOutputBytes,
-      bashKillGraceMs: limits.bashKillGraceMs ?? DEFAULTS.bashKillGraceMs,
-      maxEventsPerCall: limits.maxEventsPerCall ?? DEFAULTS.maxEventsPerCall,
-      maxRequestBytes: limits.maxRequestBytes ?? DEFAULTS.maxRequestBytes,
-      maxSubscriptions: limits.maxSubscriptions ?? DEFAULTS.maxSubscriptions,
-      maxConnections: limits.maxConnections ?? DEFAULTS.maxConnections,
-      maxConnectionsPerPeer: limits.maxConnectionsPerPeer ?? DEFAULTS.maxConnectionsPerPeer,
-      headerTimeoutMs: limits.headerTimeoutMs ?? DEFAULTS.headerTimeoutMs,
-      idleTimeoutMs: limits.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs,
-      maxCallsPerConnection: limits.maxCallsPerConnection ?? DEFAULTS.maxCallsPerConnection,
-    },
+    limits: limitsWithDefaults(options.limits ?? {}),
     retention: options.retention ?? {},
     maxTurns: options.maxTurns ?? DEFAULTS.maxTurns,
     modelRetry: { ...DEFAULTS.modelRetry, ...options.modelRetry },

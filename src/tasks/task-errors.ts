@@ -1,5 +1,6 @@
 /** Structured task errors: a code, a category and a recovery a caller can follow. */
 import type { TaskError } from "./task-schema.js";
+import type { TaskRecord, TaskStore } from "./task-store.js";
 
 /** Builds the error of a task whose run ended in failure (or was interrupted). */
 export function taskError(code: string, message: string, sessionKey: string | null): TaskError {
@@ -50,4 +51,27 @@ export function taskError(code: string, message: string, sessionKey: string | nu
         suggestedRecovery: `Read the message, adjust the prompt if needed, then ${rerun}.`,
       };
   }
+}
+
+/**
+ * Ends a run task that was in progress when its process stopped (shutdown or restart):
+ * `error` with code `interrupted`, the reason as its latest update and on its timeline.
+ */
+export function markInterrupted(
+  store: TaskStore,
+  task: TaskRecord,
+  why: { message: string; latest: string; timeline: string },
+): void {
+  const now = Date.now();
+  store.patch(
+    task.id,
+    {
+      status: "error",
+      phase: "ended",
+      endedAt: now,
+      error: taskError("interrupted", why.message, task.sessionKey),
+      latestUpdate: { at: now, text: why.latest },
+    },
+    { timeline: why.timeline },
+  );
 }

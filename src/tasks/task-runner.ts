@@ -10,7 +10,7 @@ import type { ClawError } from "../errors.js";
 import { toClawError } from "../errors.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult } from "./session-port.js";
-import { taskError } from "./task-errors.js";
+import { markInterrupted, taskError } from "./task-errors.js";
 import type { TaskStatus } from "./task-schema.js";
 import { ACTIONABLE, TERMINAL } from "./task-status.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
@@ -94,18 +94,11 @@ export class TaskRunner {
     for (const [taskId, job] of running) {
       const t = this.store.find(taskId);
       if (t?.status === "in_progress") {
-        const error = taskError("interrupted", "the server shut down while this task ran", t.sessionKey);
-        this.store.patch(
-          t.id,
-          {
-            status: "error",
-            phase: "ended",
-            endedAt: Date.now(),
-            error,
-            latestUpdate: { at: Date.now(), text: "interrupted by shutdown" },
-          },
-          { timeline: "interrupted: the server shut down" },
-        );
+        markInterrupted(this.store, t, {
+          message: "the server shut down while this task ran",
+          latest: "interrupted by shutdown",
+          timeline: "interrupted: the server shut down",
+        });
       }
       job.controller.abort();
     }

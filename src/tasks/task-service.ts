@@ -13,7 +13,7 @@ import { applyUpdate, type TaskUpdateArgs } from "./completion.js";
 import { IdempotencyStore } from "./idempotency.js";
 import { clip } from "./run-events.js";
 import type { SessionPort, TaskSession } from "./session-port.js";
-import { taskError } from "./task-errors.js";
+import { markInterrupted } from "./task-errors.js";
 import {
   type CheckTaskArgs,
   type CheckTaskResult,
@@ -66,22 +66,11 @@ export class TaskService {
   /** Restart recovery: run tasks left in_progress by a dead process become error/interrupted; queued ones start. */
   start(): void {
     for (const t of this.store.runTasksWithStatus("in_progress")) {
-      const error = taskError(
-        "interrupted",
-        "the server restarted while this task ran (its process ended)",
-        t.sessionKey,
-      );
-      this.store.patch(
-        t.id,
-        {
-          status: "error",
-          phase: "ended",
-          endedAt: Date.now(),
-          error,
-          latestUpdate: { at: Date.now(), text: "interrupted: the server restarted" },
-        },
-        { timeline: "interrupted: the server restarted" },
-      );
+      markInterrupted(this.store, t, {
+        message: "the server restarted while this task ran (its process ended)",
+        latest: "interrupted: the server restarted",
+        timeline: "interrupted: the server restarted",
+      });
     }
     for (const status of ["blocked", "needs_human"] as const) {
       for (const t of this.store.runTasksWithStatus(status))
