@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { busNameSchema } from "../bus/bus-name.js";
 
-/** A session (DESIGN §6), plus its per-session settings. */
+/** A session: the durable conversation one caller continues by key, plus its per-session settings. */
 export const sessionSchema = z.object({
   sessionId: z.string(),
   sessionKey: z

@@ -1,6 +1,7 @@
 /**
- * Session operations (DESIGN §3, §6). Every "session" argument is `sessionId`, `sessionKey`, or
- * `session` (either one). Schemas of sessions, messages and run results live in
+ * Session operations: start, prompt, steer, queue, fork, export. Every "session" argument is
+ * `sessionId`, `sessionKey`, or `session` (either one), so a caller can keep its own continuity
+ * name instead of storing our id. Schemas of sessions, messages and run results live in
  * src/agent/session-schemas.ts.
  */
 import { z } from "zod";

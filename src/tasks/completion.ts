@@ -1,5 +1,6 @@
 /**
- * task_update and the completion contract (seed 003, DESIGN §7). In one transaction:
+ * task_update and the completion contract: a task is only "done" with a handoff and a receipt,
+ * so the next reader knows what happened without asking. In one transaction:
  * receipt replay or conflict, the version check, the transition rules, the write context, the
  * handoff and receipt a completion needs, then the update and the receipt insert. Anything
  * rejected throws before the first write, so a rejected update leaves no change and no receipt.

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 
-/** Every task status (DESIGN §7). */
+/** Every task status. Clients switch on these names, so renaming one is a breaking change. */
 export const TASK_STATUSES = [
   "todo",
   "in_progress",
@@ -75,7 +75,11 @@ export const handoffInputSchema = z
   })
   .strict();
 
-/** A work receipt: the durable claim of who did what (seed 003's work_receipt). */
+/**
+ * A work receipt: the durable claim of who did what. Completing a task requires one, so "done"
+ * always names a worker and the work; (taskId, sessionRef) is unique so a retried completion
+ * replays instead of appending a second claim.
+ */
 export const receiptInputSchema = z
   .object({
     sessionRef: z

@@ -1,5 +1,6 @@
 /**
- * Request telemetry of the task operations (seed 000, decision 7): op, task id, poll number,
+ * Request telemetry of the task operations, kept so that how agents actually poll and retry
+ * (too often, too long, duplicates) can be measured and the defaults tuned: op, task id, poll number,
  * wait asked and waited, status returned, duration, duplicate detection, terminal retrieval,
  * error code. Never the prompt text. Stored in the `telemetry` table, readable with
  * `task_telemetry`, and written as JSON lines to the log when CLAW_TELEMETRY_LOG=1.

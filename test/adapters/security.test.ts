@@ -1,4 +1,7 @@
-/** DESIGN §9: media type, Origin, Host (DNS rebinding), tokens, body limit — and the server keeps serving. */
+/**
+ * What keeps a local server safe from browser pages and stray clients: media type, Origin, Host
+ * (DNS rebinding), tokens, body limit — and the server keeps serving after each rejection.
+ */
 import { request as httpRequest } from "node:http";
 import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";

@@ -67,7 +67,7 @@ export async function fixture() {
   };
 }
 
-/** A valid completion of a task at `version` (DESIGN §7 field names). */
+/** A valid completion of a task at `version`: status done with the handoff and receipt fields it requires. */
 export function completion(
   claw: Claw,
   task: { taskId: string; version: number; project: string },
