@@ -4,7 +4,6 @@ import { providerKeyStatus } from "../../src/agent/provider.js";
 import { isProviderKeyVar } from "../../src/bash/env.js";
 import { createClaw } from "../../src/claw.js";
 import type { listenAddress } from "../../src/config/parsers.js";
-import type { AccessFacts } from "../../src/config.js";
 import { bindHttp } from "../http.js";
 import { createAccessPolicy } from "../security.js";
 import { attachWebSocket } from "../ws-server.js";

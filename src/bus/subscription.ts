@@ -15,6 +15,7 @@ import { PAGE_EVENTS } from "./page.js";
  * nothing takes them all; `false` takes them all and pauses delivery until `resume()`; a number
  * `n` takes only the first `n` and pauses (the rest is read from storage after `resume()`).
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: listeners written as `=> void` must stay assignable
 export type DeliverFn = (events: readonly StoredEvent[], live: boolean) => boolean | number | undefined | void;
 
 /** A live subscription. */
@@ -74,7 +75,7 @@ export class Subscription {
   private hand(events: readonly StoredEvent[], live: boolean): void {
     this.delivering = true;
     this.resumeAsked = false;
-    let answer: boolean | number | undefined | void;
+    let answer: ReturnType<DeliverFn>;
     try {
       answer = this.deliver(events, live);
     } finally {

@@ -3,7 +3,6 @@
  * after the grace), grandchildren included; a second `serve` on the same database fails fast and
  * says why.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { cliCommand } from "../adapters/cli-run.js";
