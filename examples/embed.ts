@@ -48,7 +48,7 @@ try {
   if (provider) console.log(`${keyVar} is not set: using the built-in demo model (no LLM)`);
   {
     const session = await claw.session.start({ sessionKey: "embed-demo", provider });
-    const run = await session.prompt("Say hello in three words");
+    const run = await session.prompt({ message: "Say hello in three words" });
     console.log(`prompt: ${run.status} ${JSON.stringify(run.text)}`);
 
     const task = await claw.task.run({ prompt: "Count the files here", sessionKey: "embed-task", provider });

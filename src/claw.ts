@@ -6,15 +6,15 @@ import { SessionService } from "./agent/session-service.js";
 import { BashRunner } from "./bash/bash-runner.js";
 import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "./bash/sandbox.js";
 import { BusService } from "./bus/bus-service.js";
-import { catalog } from "./catalog.js";
+import { type CatalogEntry, catalog } from "./catalog.js";
 import { type ClawConfig, type ClawOptions, resolveConfig } from "./config.js";
 import { type CallContext, Dispatcher } from "./dispatch.js";
 import { type GuideSelection, renderGuide } from "./doc/markdown.js";
 import { ClawError } from "./errors.js";
-import { createBusHandle } from "./handles/bus-handle.js";
-import type { Caller, OpInput } from "./handles/caller.js";
-import { createSessionHandle } from "./handles/session-handle.js";
-import { createTaskHandle } from "./handles/task-handle.js";
+import { localSubscribe } from "./handles/bus-handle.js";
+import { assembleHandles, type ClawApi } from "./handles/claw-api.js";
+import { deriveHandles } from "./handles/derive.js";
+import type { Caller } from "./handles/handle-types.js";
 import { type Identity, loadIdentity } from "./identity.js";
 import { OPS } from "./ops/index.js";
 import type { Services } from "./services.js";
@@ -25,8 +25,27 @@ import { MemoryService } from "./tasks/memory-service.js";
 import { TaskService } from "./tasks/task-service.js";
 import type { Response } from "./wire.js";
 
+/** A local claw: the shared handles over one database, plus its configuration and services. */
+export interface Claw extends ClawApi<() => void> {
+  /** The resolved configuration. */
+  readonly config: Readonly<ClawConfig>;
+  /** This instance's identity. */
+  readonly identity: Identity;
+  /** The JSON Schema catalog. */
+  ops(): CatalogEntry[];
+  /** The Markdown guide of this claw's configuration, or one operation's or section's part of it. */
+  doc(select?: GuideSelection): string;
+  /**
+   * Tells the claw how it is served, once its server listens and holds its token: bash gets
+   * them as CLAW_URL and CLAW_TOKEN, and the guide names the address and who needs a token.
+   */
+  serveAs(serving: Pick<ClawOptions, "url" | "token" | "access">): void;
+  /** @internal Services, for adapters and tests. */
+  readonly services: Services;
+}
+
 /** Creates a claw: one database, its services and typed handles. Call `close()` when done. */
-export function createClaw(options: ClawOptions = {}) {
+export function createClaw(options: ClawOptions = {}): Claw {
   const config = resolveConfig(options);
   const sandbox = sandboxOf(config.sandbox); // before the database: a refused sandbox opens nothing
   const opened = openDb(config.db, { durability: config.durability });
@@ -65,28 +84,14 @@ export function createClaw(options: ClawOptions = {}) {
 
   let closing: Promise<void> | undefined;
   return {
-    /** The resolved configuration. */
+    ...assembleHandles(
+      deriveHandles(catalog(OPS), (name, args, ctx) => dispatcher.call(name, args, ctx)),
+      localSubscribe(() => bus),
+    ),
     config: config as Readonly<ClawConfig>,
-    /** This instance's identity. */
     identity,
-    /** Bus operations and subscriptions. */
-    bus: createBusHandle(call, () => bus),
-    /** Runs a bash script (see the `bash` operation). */
-    bash: (args: OpInput<"bash">, opts: { signal?: AbortSignal } = {}) => call("bash", args, opts),
-    /** Sessions. */
-    session: createSessionHandle(call),
-    /** Tasks. */
-    task: createTaskHandle(call),
-    /** Continuity memory (memory_add, memory_search). */
-    memory: {
-      add: (args: OpInput<"memory_add">) => call("memory_add", args),
-      search: (args: OpInput<"memory_search">) => call("memory_search", args),
-    },
-    /** Calls any operation by name with typed arguments. */
     call,
-    /** Dispatches a request envelope (any JSON value) and returns the response envelope; never throws. */
     do: (request: unknown, ctx?: CallContext): Promise<Response> => dispatcher.dispatch(request, ctx),
-    /** The JSON Schema catalog. */
     ops: () => catalog(OPS),
     /** The Markdown guide of this claw's configuration, or one operation's or section's part of it. */
     doc: (select?: GuideSelection) => renderGuide(OPS, config, select),
@@ -123,6 +128,3 @@ function sandboxOf(mode: SandboxMode): AppliedSandbox {
     throw new ClawError("invalid_args", (err as Error).message, { option: "sandbox" });
   }
 }
-
-/** A claw, as returned by {@link createClaw}. */
-export type Claw = ReturnType<typeof createClaw>;

@@ -8,7 +8,7 @@ export type { ClawLimits, ClawOptions } from "./config.js";
 export type { CallContext } from "./dispatch.js";
 export { ClawError, ERROR_TABLE, type ErrorCode, type WireError } from "./errors.js";
 export type { BusEventStream, SubscribeArgs } from "./handles/bus-handle.js";
-export type { OpInput, OpOutput } from "./handles/caller.js";
+export type { CallOptions, OpInput, OpOutput } from "./handles/handle-types.js";
 export type { SessionHandle } from "./handles/session-handle.js";
 export type { OpName } from "./ops/index.js";
 export type { Connection, OpContext, OpDef, Transport } from "./registry.js";

@@ -54,8 +54,21 @@ export const opFlagsSchema = z.object({
 /** An operation's effect flags. */
 export type OpFlags = z.infer<typeof opFlagsSchema>;
 
+/**
+ * Where an operation's typed handle method lives on a claw (local and remote alike):
+ * `"group.method"` is `claw.group.method(args, opts?)`, a bare `"name"` is `claw.name(args, opts?)`,
+ * and `null` means no method of its own (reached through `claw.call`, or served by a handle that
+ * derivation cannot build, such as the unsubscribe function `subscribe` returns).
+ */
+export type HandleName = string | null;
+
 /** One operation's definition. */
-export interface OpDef<N extends string = string, I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+export interface OpDef<
+  N extends string = string,
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  H extends HandleName = HandleName,
+> {
   name: N;
   group: OpGroup;
   /** Effects of a call (read-only, destructive, idempotent, open-world). */
@@ -74,16 +87,18 @@ export interface OpDef<N extends string = string, I extends z.ZodType = z.ZodTyp
   errors?: readonly ErrorCode[];
   /** True when the operation only works on streaming transports (WebSocket, stdio). */
   streamingOnly?: boolean;
+  /** The typed handle method this operation gets on `claw` (see {@link HandleName}). */
+  handle: H;
   handler: (args: z.output<I>, ctx: OpContext) => Promise<z.input<O>> | z.input<O>;
 }
 
 /** Defines an operation, keeping its literal name and schema types for the typed API. */
-export function defineOp<const N extends string, I extends z.ZodType, O extends z.ZodType>(
-  def: OpDef<N, I, O>,
-): OpDef<N, I, O> {
+export function defineOp<const N extends string, I extends z.ZodType, O extends z.ZodType, const H extends HandleName>(
+  def: OpDef<N, I, O, H>,
+): OpDef<N, I, O, H> {
   return def;
 }
 
 /** Any operation definition, types erased. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOpDef = OpDef<string, any, any>;
+export type AnyOpDef = OpDef<string, any, any, HandleName>;

@@ -1,10 +1,13 @@
-/** The typed bus handle: out/read/list/trim through the dispatcher, subscribe as callback or async iterator. */
+/**
+ * The bus handle: `out`, `read`, `list`, `trim` are derived from the registry; `subscribe` (a
+ * callback or an async iterator) is built here for the local claw, over the bus service.
+ */
 import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusEvent, SubscribeArgs } from "../bus/bus-schemas.js";
 import { type BusService, toBusEvent } from "../bus/bus-service.js";
 import type { StoredEvent } from "../bus/event-store.js";
 import { eventBytes, PAGE_BYTES } from "../bus/page.js";
-import type { Caller, OpInput } from "./caller.js";
+import type { GroupMethods } from "./handle-types.js";
 
 export type { SubscribeArgs } from "../bus/bus-schemas.js";
 
@@ -13,10 +16,21 @@ export interface BusEventStream extends AsyncIterableIterator<BusEvent> {
   close(): void;
 }
 
+/**
+ * `claw.bus`. `Unsubscribe` is what a callback subscription returns: `() => void` locally,
+ * `() => Promise<void>` remotely (it resolves once the server stopped the subscription).
+ */
+export interface BusHandle<Unsubscribe = () => void> extends GroupMethods<"bus"> {
+  /** Calls `handler` for each event, in seq order: the backlog after `after`, then live ones. */
+  subscribe(args: SubscribeArgs, handler: (event: BusEvent) => void): Unsubscribe;
+  /** The same events as an async iterator. */
+  subscribe(args?: SubscribeArgs): BusEventStream;
+}
+
 const ITERATOR_BUFFER = 1000;
 
-/** Builds `claw.bus`. */
-export function createBusHandle(call: Caller, bus: () => BusService) {
+/** The local `subscribe`, over the bus service. */
+export function localSubscribe(bus: () => BusService): BusHandle["subscribe"] {
   function subscribe(args: SubscribeArgs, handler: (event: BusEvent) => void): () => void;
   function subscribe(args?: SubscribeArgs): BusEventStream;
   function subscribe(args: SubscribeArgs = {}, handler?: (event: BusEvent) => void): (() => void) | BusEventStream {
@@ -28,18 +42,7 @@ export function createBusHandle(call: Caller, bus: () => BusService) {
     }
     return iterate(bus(), args);
   }
-  return {
-    /** Publishes one event; resolves after commit. */
-    out: (args: OpInput<"out">) => call("out", args),
-    /** Reads events after a cursor; `waitMs` long-polls. */
-    read: (args: OpInput<"read"> = {}) => call("read", args),
-    /** Lists buses. */
-    list: () => call("list_buses", {}),
-    /** Trims a bus. */
-    trim: (args: OpInput<"trim_bus">) => call("trim_bus", args),
-    /** Subscribes: with a handler, returns its unsubscribe function; without, an async iterator. */
-    subscribe,
-  };
+  return subscribe;
 }
 
 function iterate(service: BusService, args: SubscribeArgs): BusEventStream {

@@ -1,80 +1,63 @@
 /**
- * The typed session handle: `claw.session.start(args)` returns a {@link SessionHandle} whose
- * methods are bound to that session; `get(ref)` builds one for an existing session. Every call
- * goes through the dispatcher, so types and validation come from the operations' schemas.
+ * The session handles: `claw.session.*` are derived from the registry; what derivation cannot do
+ * is here: `start`, `get` and `fork` resolve to a {@link SessionHandle} whose methods are the
+ * session operations bound to that one session.
  */
-import type { CallContext } from "../dispatch.js";
-import type { Caller, OpInput, OpOutput } from "./caller.js";
+import type { Session } from "../agent/session-schemas.js";
+import type { Derived } from "./derive.js";
+import type { CallOptions, GroupMethods, OpInput, SessionBoundMethods } from "./handle-types.js";
 
-type RefKeys = "sessionId" | "sessionKey" | "session";
-/** Arguments of op N without the session reference (the handle supplies it). */
-type Rest<N extends Parameters<Caller>[0]> = Omit<OpInput<N>, RefKeys>;
-
-/** A session's data plus methods bound to it. */
-export type SessionHandle = ReturnType<typeof bindSession>;
-
-function bindSession(call: Caller, session: OpOutput<"start_session">) {
-  const ref = { sessionId: session.sessionId };
-  return {
-    ...session,
-    /** Sends a message and waits for the run's result (see the `prompt` operation). */
-    prompt: (message: string, opts: Omit<Rest<"prompt">, "message"> = {}, ctx?: CallContext) =>
-      call("prompt", { ...ref, ...opts, message }, ctx),
-    /** Queues a steering message for the next turn boundary. */
-    steer: (message: string) => call("steer", { ...ref, message }),
-    /** Queues a message for when the run would end. */
-    followUp: (message: string) => call("follow_up", { ...ref, message }),
-    /** Aborts the active run. */
-    abort: () => call("abort", ref),
-    /** Drops queued steering and follow-up messages. */
-    clearQueue: () => call("clear_queue", ref),
-    /** Session, run state and queue sizes. */
-    state: () => call("get_state", ref),
-    /** Messages in order, with cursor paging. */
-    messages: (args: Rest<"get_messages"> = {}) => call("get_messages", { ...ref, ...args }),
-    /** Changes the model (and provider). */
-    setModel: (model: string, provider?: string) =>
-      call("set_model", { ...ref, model, ...(provider !== undefined ? { provider } : {}) }),
-    /** Renames the session. */
-    setName: (name: string) => call("set_session_name", { ...ref, name }),
-    /** Forks the session; resolves with a handle on the new one. */
-    fork: async (args: Rest<"fork"> = {}) => bindSession(call, await call("fork", { ...ref, ...args })),
-    /** Summarises older history (see the `compact` operation). */
-    compact: (instructions?: string) =>
-      call("compact", { ...ref, ...(instructions !== undefined ? { instructions } : {}) }),
-    /** Message, tool-call, run and token counts. */
-    stats: () => call("get_session_stats", ref),
-    /** The newest assistant text, or null. */
-    lastAssistantText: async () => (await call("get_last_assistant_text", ref)).text,
-    /** Markdown or JSON-lines export. Default format: "markdown" */
-    export: async (format: "markdown" | "jsonl" = "markdown") =>
-      (await call("export_session", { ...ref, format })).content,
-    /** Deletes the session (aborting any run). */
-    delete: async () => (await call("delete_session", ref)).deleted,
-  };
+/** A session's data plus the session operations bound to it (`prompt`, `steer`, `state`, …). */
+export interface SessionHandle extends Session, Omit<SessionBoundMethods, "fork"> {
+  /** Forks the session; resolves with a handle on the new one. */
+  fork(
+    args?: Omit<OpInput<"fork">, "sessionId" | "sessionKey" | "session">,
+    opts?: CallOptions,
+  ): Promise<SessionHandle>;
 }
 
-/** Builds `claw.session`. */
-export function createSessionHandle(call: Caller) {
+/** A reference to an existing session. */
+export interface SessionRef {
+  sessionId?: string;
+  sessionKey?: string;
+}
+
+/** `claw.session`: every session operation by reference, plus handles bound to one session. */
+export interface SessionsHandle extends Omit<GroupMethods<"session">, "start" | "fork"> {
+  /** Starts a session, or returns the one with this `sessionKey`, as a bound handle. */
+  start(args?: OpInput<"start_session">, opts?: CallOptions): Promise<SessionHandle>;
+  /** A handle on an existing session (`not_found` otherwise). */
+  get(ref: SessionRef, opts?: CallOptions): Promise<SessionHandle>;
+  /** Forks a session by reference; resolves with a handle on the new one. */
+  fork(args: OpInput<"fork">, opts?: CallOptions): Promise<SessionHandle>;
+}
+
+type Method = (args?: object, opts?: CallOptions) => Promise<unknown>;
+
+const STATE_ONLY = ["isRunning", "messageCount", "pending", "currentRunId", "currentTaskId"] as const;
+
+/** Builds `claw.session` from the derived session methods. */
+export function createSessionsHandle(derived: Derived): SessionsHandle {
+  const methods = derived.groups.session ?? {};
+  const bind = (data: Session): SessionHandle => {
+    const ref = { sessionId: data.sessionId };
+    const handle: Record<string, unknown> = { ...data };
+    for (const name of derived.sessionBound) {
+      const m = methods[name] as Method;
+      handle[name] = (args: object = {}, opts?: CallOptions) => m({ ...args, ...ref }, opts);
+    }
+    handle.fork = async (args: object = {}, opts?: CallOptions) =>
+      bind((await (methods.fork as Method)({ ...args, ...ref }, opts)) as Session);
+    return handle as unknown as SessionHandle;
+  };
   return {
-    /** Starts a session, or returns the one with this `sessionKey`, as a bound handle. */
-    start: async (args: OpInput<"start_session"> = {}): Promise<SessionHandle> =>
-      bindSession(call, await call("start_session", args)),
-    /** A handle on an existing session (`not_found` otherwise). */
-    get: async (ref: { sessionId?: string; sessionKey?: string }): Promise<SessionHandle> => {
-      const {
-        isRunning: _r,
-        messageCount: _m,
-        pending: _p,
-        currentRunId: _c,
-        currentTaskId: _t,
-        ...session
-      } = await call("get_state", ref);
-      return bindSession(call, session);
+    ...(methods as unknown as GroupMethods<"session">),
+    start: async (args = {}, opts) => bind((await (methods.start as Method)(args, opts)) as Session),
+    get: async (ref, opts) => {
+      const state = (await (methods.state as Method)(ref, opts)) as Record<string, unknown>;
+      for (const k of STATE_ONLY) delete state[k];
+      return bind(state as Session);
     },
-    /** Lists sessions, newest first. */
-    list: (args: OpInput<"list_sessions"> = {}) => call("list_sessions", args),
-    /** Deletes a session by reference. */
-    delete: async (ref: { sessionId?: string; sessionKey?: string }) => (await call("delete_session", ref)).deleted,
+    fork: async (args, opts) => bind((await (methods.fork as Method)(args, opts)) as Session),
   };
 }

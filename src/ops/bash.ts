@@ -26,6 +26,7 @@ export const bashOp = defineOp({
     exitEvent: { template: { exit: "{payload}" } },
   },
   errors: ["too_many_requests", "cancelled"],
+  handle: "bash",
   handler: (args, { services, signal }) =>
     services.bash.run(toBashRequest(args), { signal, contextEnv: baseContextEnv(services.config) }),
 });

@@ -30,6 +30,7 @@ export const outOp = defineOp({
   output: outAckSchema,
   example: { bus: "thebus", payload: { hello: "world" } },
   errors: ["payload_too_large"],
+  handle: "bus.out",
   handler: (args, { services }) => services.bus.out(args.bus, args.payload),
 });
 
@@ -67,6 +68,7 @@ export const readOp = defineOp({
     next: z.number().int().describe("Cursor to pass as `after` next time"),
   }),
   example: { bus: "thebus", after: 0, limit: 10 },
+  handle: "bus.read",
   handler: async (args, { services, signal }) => {
     const stored = await services.bus.read(args.bus, args.after, args.limit, args.waitMs, signal);
     return {
@@ -99,6 +101,7 @@ export const subscribeOp = defineOp({
   example: { bus: "thebus", after: 0 },
   errors: ["unsupported_on_transport", "too_many_requests"],
   streamingOnly: true,
+  handle: null,
   handler: (args, { services, connection }) => {
     if (!connection) {
       throw new ClawError(
@@ -140,6 +143,7 @@ export const unsubscribeOp = defineOp({
   input: z.object({ sub: z.string().describe("The id returned by subscribe") }).strict(),
   output: z.object({ ok: z.boolean().describe("False when no such subscription existed") }),
   example: { sub: "sub_1234abcd" },
+  handle: null,
   handler: (args, { connection }) => {
     const cancel = connection?.subscriptions.get(args.sub);
     if (!cancel) return { ok: false };
@@ -157,6 +161,7 @@ export const listBusesOp = defineOp({
   input: z.object({}).strict(),
   output: z.object({ buses: z.array(busInfoSchema) }),
   example: {},
+  handle: "bus.list",
   handler: (_args, { services }) => ({ buses: services.bus.store.list() }),
 });
 
@@ -179,6 +184,7 @@ export const trimBusOp = defineOp({
     }),
   output: z.object({ deleted: z.number().int() }),
   example: { bus: "thebus", keepLast: 1000 },
+  handle: "bus.trim",
   handler: (args, { services }) => ({ deleted: services.bus.store.trim(args.bus, args) }),
 });
 

@@ -28,6 +28,7 @@ export const serverIdentityOp = defineOp({
   input: z.object({}).strict(),
   output: serverIdentitySchema,
   example: {},
+  handle: "continuity.identity",
   handler: (_args, { services }) => identityOf(services),
 });
 
@@ -62,6 +63,7 @@ export const continuityContextOp = defineOp({
     recentMemory: z.array(memoryEntrySchema),
   }),
   example: { limit: 5 },
+  handle: "continuity.context",
   handler: (args, { services }) => {
     const project = args.project ?? services.config.project;
     const open = services.tasks.listTasks({ active: true, project, sessionKey: args.sessionKey, limit: args.limit });
@@ -83,6 +85,7 @@ export const memoryAddOp = defineOp({
   output: z.object({ memoryId: z.string(), createdAt: z.number(), replayed: z.boolean() }),
   example: { text: "Deploys go through the staging bus first", tags: ["deploy"], idempotencyKey: "note-deploy-1" },
   errors: ["idempotency_conflict"],
+  handle: "memory.add",
   handler: (args, { services }) => services.memory.add(args),
 });
 
@@ -106,6 +109,7 @@ export const memorySearchOp = defineOp({
     ),
   }),
   example: { query: "deploy staging", limit: 5 },
+  handle: "memory.search",
   handler: (args, { services }) => services.memory.search(args),
 });
 

@@ -14,6 +14,7 @@ export const opsOp = defineOp({
     ops: z.array(catalogEntrySchema),
   }),
   example: {},
+  handle: null,
   handler: (_args, { services }) => ({ ops: catalog(services.ops) }),
 });
 
@@ -36,6 +37,7 @@ export const docOp = defineOp({
   output: z.object({ markdown: z.string() }),
   example: { section: "bus" },
   errors: ["not_found"],
+  handle: null,
   handler: (args, { services }) => ({ markdown: renderGuide(services.ops, services.config, args) }),
 });
 

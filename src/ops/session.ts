@@ -34,6 +34,7 @@ export const startSessionOp = defineOp({
   output: sessionSchema,
   example: { sessionKey: "demo", name: "Demo" },
   errors: ["provider_auth_missing", "invalid_args"],
+  handle: "session.start",
   handler: (args, { services }) => {
     services.sessions.checkProvider(
       args.provider ??
@@ -60,13 +61,14 @@ export const promptOp = defineOp({
   output: runResultSchema,
   example: { ...EX, message: "List the files in the current directory" },
   errors: ["provider_auth_missing", "not_found"],
+  handle: "session.prompt",
   handler: (args, { services, signal }) => {
     const s = services.sessions;
     return waitUnlessGone(s.prompt(s.get(refOf(args)).sessionId, args.message, args.behavior), signal);
   },
 });
 
-function queueOp<const N extends "steer" | "follow_up">(name: N, summary: string) {
+function queueOp<const N extends "steer" | "follow_up", const M extends string>(name: N, method: M, summary: string) {
   return defineOp({
     name,
     group: "session",
@@ -82,6 +84,7 @@ function queueOp<const N extends "steer" | "follow_up">(name: N, summary: string
     }),
     example: { ...EX, message: name === "steer" ? "Stop and summarise what you have" : "Then write it to notes.txt" },
     errors: ["not_found"],
+    handle: `session.${method}` as const,
     handler: (args, { services }) =>
       services.sessions.enqueue(services.sessions.get(refOf(args)).sessionId, name, args.message),
   });
@@ -89,9 +92,10 @@ function queueOp<const N extends "steer" | "follow_up">(name: N, summary: string
 
 export const steerOp = queueOp(
   "steer",
+  "steer",
   "Queue a message delivered at the next turn boundary of the active run (tool calls not yet started are skipped).",
 );
-export const followUpOp = queueOp("follow_up", "Queue a message delivered when the active run would otherwise end.");
+export const followUpOp = queueOp("follow_up", "followUp", "Queue a message delivered when the active run would otherwise end.");
 
 export const abortOp = defineOp({
   name: "abort",
@@ -104,6 +108,7 @@ export const abortOp = defineOp({
   output: z.object({ aborted: z.boolean().describe("False when the session was idle") }),
   example: EX,
   errors: ["not_found"],
+  handle: "session.abort",
   handler: (args, { services }) => ({ aborted: services.sessions.abort(services.sessions.get(refOf(args)).sessionId) }),
 });
 
@@ -116,6 +121,7 @@ export const clearQueueOp = defineOp({
   output: z.object({ cleared: z.number().int().describe("Messages dropped") }),
   example: EX,
   errors: ["not_found"],
+  handle: "session.clearQueue",
   handler: (args, { services }) => ({
     cleared: services.sessions.clearQueue(services.sessions.get(refOf(args)).sessionId),
   }),
@@ -144,6 +150,7 @@ export const getStateOp = defineOp({
   }),
   example: EX,
   errors: ["not_found"],
+  handle: "session.state",
   handler: (args, { services }) => {
     const s = services.sessions;
     const session = s.get(refOf(args));
@@ -168,6 +175,7 @@ export const getMessagesOp = defineOp({
   }),
   example: { ...EX, after: 0, limit: 50 },
   errors: ["not_found"],
+  handle: "session.messages",
   handler: (args, { services }) => {
     const s = services.sessions;
     const session = s.get(refOf(args));
@@ -194,6 +202,7 @@ export const listSessionsOp = defineOp({
     nextCursor: z.string().nullable(),
   }),
   example: { limit: 20 },
+  handle: "session.list",
   handler: (args, { services }) => listSessions(services.sessions, args),
 });
 
@@ -209,6 +218,7 @@ export const setModelOp = defineOp({
   output: sessionSchema,
   example: { ...EX, model: "openai/gpt-5-mini" },
   errors: ["not_found", "provider_auth_missing", "invalid_args"],
+  handle: "session.setModel",
   handler: (args, { services }) =>
     services.sessions.setModel(services.sessions.get(refOf(args)).sessionId, args.model, args.provider),
 });
@@ -222,6 +232,7 @@ export const setSessionNameOp = defineOp({
   output: sessionSchema,
   example: { ...EX, name: "Renamed demo" },
   errors: ["not_found"],
+  handle: "session.setName",
   handler: (args, { services }) =>
     services.sessions.store.update(services.sessions.get(refOf(args)).sessionId, { name: args.name }),
 });
@@ -238,6 +249,7 @@ export const forkOp = defineOp({
   output: sessionSchema,
   example: { ...EX, newSessionKey: "demo-fork" },
   errors: ["not_found", "invalid_args"],
+  handle: "session.fork",
   handler: (args, { services }) => forkSession(services.sessions, services.sessions.get(refOf(args)), args),
 });
 
@@ -255,6 +267,7 @@ export const compactOp = defineOp({
   }),
   example: EX,
   errors: ["provider_auth_missing", "provider_error", "model_incomplete", "cancelled", "not_found"],
+  handle: "session.compact",
   handler: async (args, { services }) => {
     const session = services.sessions.get(refOf(args));
     const { summary, messagesCompacted } = await services.sessions.compact(session.sessionId, args.instructions);
@@ -277,6 +290,7 @@ export const getSessionStatsOp = defineOp({
   }),
   example: EX,
   errors: ["not_found"],
+  handle: "session.stats",
   handler: (args, { services }) => {
     const s = services.sessions;
     const id = s.get(refOf(args)).sessionId;
@@ -295,6 +309,7 @@ export const getLastAssistantTextOp = defineOp({
   output: z.object({ text: z.string().nullable() }),
   example: EX,
   errors: ["not_found"],
+  handle: "session.lastAssistantText",
   handler: (args, { services }) => ({
     text: services.sessions.store.lastAssistantText(services.sessions.get(refOf(args)).sessionId),
   }),
@@ -311,6 +326,7 @@ export const exportSessionOp = defineOp({
   output: z.object({ content: z.string() }),
   example: { ...EX, format: "markdown" },
   errors: ["not_found"],
+  handle: "session.export",
   handler: (args, { services }) => {
     const session = services.sessions.get(refOf(args));
     return { content: exportSession(session, services.sessions.store.allMessages(session.sessionId), args.format) };
@@ -326,6 +342,7 @@ export const deleteSessionOp = defineOp({
   input: withRef({}),
   output: z.object({ deleted: z.boolean() }),
   example: { sessionKey: "no-such-session" },
+  handle: "session.delete",
   handler: async (args, { services }) => {
     const session = services.sessions.store.find(refOf(args));
     return { deleted: session ? await services.sessions.delete(session.sessionId) : false };

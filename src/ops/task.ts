@@ -53,6 +53,7 @@ export const runTaskOp = defineOp({
     idempotencyKey: "count-todos-1",
   },
   errors: ["provider_auth_missing", "idempotency_conflict"],
+  handle: "task.run",
   handler: (args, { services }) =>
     services.tasks.telemetry.trace("run_task", (note) => {
       const r = services.tasks.runTask(args);
@@ -76,6 +77,7 @@ export const checkTaskOp = defineOp({
   output: checkTaskOutput,
   example: { taskId: EXAMPLE_ID, waitMs: 30000 },
   errors: ["not_found"],
+  handle: "task.check",
   handler: (args, { services, signal }) =>
     services.tasks.telemetry.trace("check_task", async (note) => {
       note.taskId = args.taskId ?? args.jobId;
@@ -100,6 +102,7 @@ export const getTaskOp = defineOp({
   output: taskSchema,
   example: { taskId: EXAMPLE_ID, include: ["timeline", "receipts"] },
   errors: ["not_found"],
+  handle: "task.get",
   handler: (args, { services }) =>
     services.tasks.telemetry.trace("get_task", (note) => {
       const t = services.tasks.getTask((args.taskId ?? args.jobId)!, args.include);
@@ -116,6 +119,7 @@ export const listTasksOp = defineOp({
   input: listTasksInput,
   output: listTasksOutput,
   example: { active: true, limit: 20 },
+  handle: "task.list",
   handler: (args, { services }) => services.tasks.telemetry.trace("list_tasks", () => services.tasks.listTasks(args)),
 });
 
@@ -129,6 +133,7 @@ export const cancelTaskOp = defineOp({
   output: taskSchema,
   example: { taskId: EXAMPLE_ID },
   errors: ["not_found"],
+  handle: "task.cancel",
   handler: (args, { services }) =>
     services.tasks.telemetry.trace("cancel_task", async (note) => {
       note.taskId = args.taskId ?? args.jobId;
@@ -152,6 +157,7 @@ export const taskCreateOp = defineOp({
     idempotencyKey: "release-notes-1",
   },
   errors: ["idempotency_conflict"],
+  handle: "task.create",
   handler: (args, { services }) =>
     services.tasks.telemetry.trace("task_create", (note) => {
       const t = services.tasks.createTask(args);
@@ -201,6 +207,7 @@ export const taskUpdateOp = defineOp({
     "receipt_conflict",
     "invalid_transition",
   ],
+  handle: "task.update",
   handler: (args, { services }) =>
     services.tasks.telemetry.trace("task_update", (note) => {
       note.taskId = args.taskId;
@@ -219,6 +226,7 @@ export const taskTelemetryOp = defineOp({
   input: taskTelemetryInput,
   output: z.object({ records: z.array(telemetryRecordSchema) }),
   example: { limit: 20 },
+  handle: "task.telemetry",
   handler: (args, { services }) => ({ records: services.tasks.telemetry.list(args) }),
 });
 

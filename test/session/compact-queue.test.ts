@@ -24,7 +24,7 @@ withFakeClaw(
 async function sessionWithHistory(key: string) {
   fake.script(respond([reasoning({ encrypted: blob(key) }), message("A1", "final_answer")]));
   const s = await claw.session.start({ sessionKey: key });
-  await s.prompt("Q1");
+  await s.prompt({ message: "Q1" });
   return s;
 }
 
@@ -35,8 +35,8 @@ describe("compaction and the run queue", () => {
     const compacting = s.compact();
     await fake.waitForRequests(2);
     expect(await s.state()).toMatchObject({ isRunning: true, running: "compact" });
-    const prompted = s.prompt("Q2");
-    await s.steer("also this");
+    const prompted = s.prompt({ message: "Q2" });
+    await s.steer({ message: "also this" });
     const state = await s.state();
     expect(state).toMatchObject({ running: "compact", queuedRuns: 1, pending: { prompts: 1, steering: 1 } });
 
@@ -72,19 +72,19 @@ describe("compaction and the run queue", () => {
     expect(events.at(-1)).toMatchObject({ type: "compact_end", status: "cancelled", messagesCompacted: 0 });
     // The next prompt still sees the whole history.
     fake.script(answer("A2"));
-    await s.prompt("Q2");
+    await s.prompt({ message: "Q2" });
     expect(fake.requests.at(-1)!.body.input.map(inputText)).toEqual(["Q1", "", "A1", "Q2"]);
   });
 
   it("a compaction never sends a reasoning item last, and the summary replaces everything before it", async () => {
     fake.script(respond([reasoning({ encrypted: blob("cut") })], { incomplete: "max_output_tokens" }));
     const s = await claw.session.start({ sessionKey: "dangling" });
-    expect((await s.prompt("Q1")).error?.code).toBe("model_incomplete");
+    expect((await s.prompt({ message: "Q1" })).error?.code).toBe("model_incomplete");
     fake.script(answer("SUMMARY"), answer("A2"));
     await s.compact();
     const compactInput = fake.requests[1]!.body.input;
     expect(compactInput.map((i: any) => i.type)).toEqual(["message", "message"]); // Q1 + the ask: reasoning left out
-    await s.prompt("Q2");
+    await s.prompt({ message: "Q2" });
     expect(fake.requests[2]!.body.input.map(inputText)).toEqual([expect.stringContaining("SUMMARY"), "Q2"]);
   });
 
@@ -94,11 +94,11 @@ describe("compaction and the run queue", () => {
       respond([message("done")]),
     );
     const s = await claw.session.start({ sessionKey: "fork-cut" });
-    await s.prompt("go");
+    await s.prompt({ message: "go" });
     const callMsg = (await s.messages()).messages.find((m) => m.role === "tool_call")!;
     const fork = await s.fork({ messageId: callMsg.id });
     fake.script(answer("after fork"));
-    await fork.prompt("continue");
+    await fork.prompt({ message: "continue" });
     const input = fake.requests.at(-1)!.body.input;
     expect(input.map((i: any) => i.type)).toEqual([
       "message",

@@ -31,9 +31,9 @@ describe("steering and follow-ups", () => {
       answer("Changed course."),
     );
     const s = await claw.session.start({ sessionKey: "steer" });
-    const running = s.prompt("do two things");
+    const running = s.prompt({ message: "do two things" });
     await until(sawEvent("tool_execution_start"));
-    const q = await s.steer("Stop, do something else");
+    const q = await s.steer({ message: "Stop, do something else" });
     expect(q).toMatchObject({ queued: true, running: true, pending: 1 });
     const r = await running;
 
@@ -58,9 +58,9 @@ describe("steering and follow-ups", () => {
   it("runs a follow-up after the answer, within the same run", async () => {
     fake.script(callBash({ script: "sleep 0.3" }), answer("first answer"), answer("second answer"));
     const s = await claw.session.start({ sessionKey: "follow" });
-    const running = s.prompt("start");
+    const running = s.prompt({ message: "start" });
     await until(sawEvent("tool_execution_start"));
-    await s.followUp("and then?");
+    await s.followUp({ message: "and then?" });
     const r = await running;
     expect(r).toMatchObject({ status: "completed", text: "second answer", turns: 3 });
     // Not delivered at the tool boundary, only once the model had answered.
@@ -73,11 +73,11 @@ describe("steering and follow-ups", () => {
   it("prompt with behavior follow_up joins the active run and returns its result; without behavior it waits its turn", async () => {
     fake.script(callBash({ script: "sleep 0.3" }), answer("one"), answer("two"), answer("three"));
     const s = await claw.session.start({ sessionKey: "behave" });
-    const first = s.prompt("start");
+    const first = s.prompt({ message: "start" });
     await until(sawEvent("tool_execution_start"));
-    const later = s.prompt("again");
+    const later = s.prompt({ message: "again" });
     await until(async () => (await s.state()).pending.prompts === 1);
-    const joined = s.prompt("more", { behavior: "follow_up" });
+    const joined = s.prompt({ message: "more", behavior: "follow_up" });
     const [a, b, c] = await Promise.all([first, joined, later]);
     expect(a.runId).toBe(b.runId);
     expect(b.text).toBe("two");
@@ -90,12 +90,12 @@ describe("steering and follow-ups", () => {
 
   it("keeps steering sent while idle for the next run and clear_queue drops it", async () => {
     const s = await claw.session.start({ sessionKey: "idle" });
-    expect(await s.steer("note 1")).toMatchObject({ queued: true, running: false });
-    await s.followUp("later");
+    expect(await s.steer({ message: "note 1" })).toMatchObject({ queued: true, running: false });
+    await s.followUp({ message: "later" });
     expect((await s.state()).pending).toEqual({ steering: 1, followUp: 1, prompts: 0 });
     expect(await s.clearQueue()).toEqual({ cleared: 2 });
-    await s.steer("remember this");
-    await s.prompt("hello");
+    await s.steer({ message: "remember this" });
+    await s.prompt({ message: "hello" });
     expect(fake.requests[0]!.body.input.map(inputText)).toEqual(["hello", "remember this"]);
   });
 });
@@ -104,7 +104,7 @@ describe("abort", () => {
   it("ends a stalled model stream in well under a second, through the abort operation", async () => {
     fake.script(stall("thinking"));
     const s = await claw.session.start({ sessionKey: "stalled" });
-    const running = s.prompt("hang");
+    const running = s.prompt({ message: "hang" });
     await fake.waitForRequests(1);
     await until(() => claw.services.sessions.isRunning(s.sessionId));
     const t0 = performance.now();
@@ -126,7 +126,7 @@ describe("abort", () => {
     const pidFile = join(dir, "pid");
     fake.script(callBash({ script: `echo $$ > ${pidFile}; exec sleep 30` }));
     const s = await claw.session.start({ sessionKey: "kill" });
-    const running = s.prompt("sleep");
+    const running = s.prompt({ message: "sleep" });
     await until(sawEvent("tool_execution_start"));
     await until(() => {
       try {
@@ -144,7 +144,7 @@ describe("abort", () => {
 
     // The cancelled call has a result, so the next run sends a valid history.
     fake.script(answer("fresh start"));
-    const next = await s.prompt("again");
+    const next = await s.prompt({ message: "again" });
     expect(next.status).toBe("completed");
     const input = fake.requests.at(-1)!.body.input;
     const out = input.find((i: any) => i.type === "function_call_output");
@@ -155,7 +155,7 @@ describe("abort", () => {
   it("closing the claw ends a stalled run promptly", async () => {
     fake.script(stall());
     const s = await claw.session.start({ sessionKey: "closing" });
-    const running = s.prompt("hang").then(
+    const running = s.prompt({ message: "hang" }).then(
       (r) => r.status,
       (e) => e.code,
     );

@@ -21,7 +21,7 @@ describe("retries", () => {
   it("retries a 429 once (honouring retry-after) and then succeeds, with a retry event", async () => {
     fake.script(fail(429, { retryAfter: "0.05" }), answer("made it"));
     const s = await claw.session.start({ sessionKey: "rate" });
-    const r = await s.prompt("hi");
+    const r = await s.prompt({ message: "hi" });
     expect(r).toMatchObject({ status: "completed", text: "made it", turns: 1 });
     expect(fake.requests).toHaveLength(2);
     const retries = (await busPayloads(claw)).filter((e) => e.type === "retry");
@@ -39,7 +39,7 @@ describe("retries", () => {
   it("caps a long retry-after at the configured maximum", async () => {
     fake.script(fail(429, { retryAfter: 3600 }), answer("ok"));
     const s = await claw.session.start({ sessionKey: "cap" });
-    await s.prompt("hi");
+    await s.prompt({ message: "hi" });
     const retry = (await busPayloads(claw)).find((e) => e.type === "retry");
     expect(retry.delayMs).toBe(100);
   });
@@ -47,7 +47,7 @@ describe("retries", () => {
   it("ends the run as an error after repeated 500s, and the claw keeps serving", async () => {
     fake.script(fail(500), fail(500), fail(500), fail(500));
     const s = await claw.session.start({ sessionKey: "broken" });
-    const r = await s.prompt("hi");
+    const r = await s.prompt({ message: "hi" });
     expect(r).toMatchObject({ status: "error", error: { code: "provider_error" } });
     expect(r.error!.message).toContain("500");
     expect(fake.requests).toHaveLength(4); // the first call and 3 retries
@@ -57,7 +57,7 @@ describe("retries", () => {
 
     // Everything else still works, the session included.
     expect((await claw.bus.out({ bus: "after", payload: 1 })).seq).toBe(1);
-    const next = await s.prompt("again");
+    const next = await s.prompt({ message: "again" });
     expect(next).toMatchObject({ status: "completed", text: "ok" });
     expect((await s.stats()).runs).toBe(2);
   });
@@ -65,7 +65,7 @@ describe("retries", () => {
   it("does not retry an auth error", async () => {
     fake.script(fail(401, { message: "invalid key" }));
     const s = await claw.session.start({ sessionKey: "auth" });
-    const r = await s.prompt("hi");
+    const r = await s.prompt({ message: "hi" });
     expect(r).toMatchObject({ status: "error", error: { code: "provider_error" } });
     expect(r.error!.message).toContain("401");
     expect(fake.requests).toHaveLength(1);
@@ -75,7 +75,7 @@ describe("retries", () => {
   it("does not retry a response.failed event from the stream", async () => {
     fake.script(streamError("model exploded"));
     const s = await claw.session.start({ sessionKey: "failed" });
-    const r = await s.prompt("hi");
+    const r = await s.prompt({ message: "hi" });
     expect(r).toMatchObject({ status: "error", error: { code: "provider_error" } });
     expect(r.error!.message).toContain("model exploded");
     expect(fake.requests).toHaveLength(1);
@@ -87,7 +87,7 @@ describe("retries", () => {
     const offline = fakeClaw(gone, { modelRetry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
     try {
       const s = await offline.session.start({ sessionKey: "offline" });
-      const r = await s.prompt("hi");
+      const r = await s.prompt({ message: "hi" });
       expect(r).toMatchObject({ status: "error", error: { code: "provider_error" } });
       const retries = (await busPayloads(offline)).filter((e) => e.type === "retry");
       expect(retries).toHaveLength(2);

@@ -26,7 +26,7 @@ describe("persistence", () => {
     claw = open();
     fake.script(callBash({ script: "echo persisted" }), answer("first answer"));
     const s = await claw.session.start({ sessionKey: "durable", name: "Durable" });
-    await s.prompt("remember me");
+    await s.prompt({ message: "remember me" });
     const before = await s.messages();
     await claw.close();
 
@@ -39,14 +39,14 @@ describe("persistence", () => {
 
     // The next run sends the history written by the previous process.
     fake.script(answer("second answer"));
-    await again.prompt("still there?");
+    await again.prompt({ message: "still there?" });
     const input = fake.requests.at(-1)!.body.input;
     expect(input).toHaveLength(5);
     expect(input[0].content).toBe("remember me");
     expect(JSON.parse(input[2].output).stdout).toBe("persisted\n");
     expect(input[3]).toEqual(assistantItem("first answer"));
     expect(input[4]).toEqual({ type: "message", role: "user", content: "still there?" });
-    expect(await again.lastAssistantText()).toBe("second answer");
+    expect((await again.lastAssistantText()).text).toBe("second answer");
     expect((await again.stats()).runs).toBe(2);
   });
 
@@ -86,8 +86,8 @@ describe("fork", () => {
   it("copies history up to a message into a new session with the same settings", async () => {
     fake.script(answer("A1"), answer("A2"));
     const s = await claw.session.start({ sessionKey: "orig", bus: "orig-bus", model: "m-1", instructions: "be brief" });
-    await s.prompt("Q1");
-    await s.prompt("Q2");
+    await s.prompt({ message: "Q1" });
+    await s.prompt({ message: "Q2" });
     const { messages } = await s.messages();
     expect(messages.map((m) => m.text)).toEqual(["Q1", "A1", "Q2", "A2"]);
 
@@ -99,7 +99,7 @@ describe("fork", () => {
     const partial = await s.fork({ messageId: messages[1]!.id });
     expect((await partial.messages()).messages.map((m) => m.text)).toEqual(["Q1", "A1"]);
     fake.script(answer("B2"));
-    await partial.prompt("Q2-alt");
+    await partial.prompt({ message: "Q2-alt" });
     expect(fake.requests.at(-1)!.body.input.map(inputText)).toEqual(["Q1", "A1", "Q2-alt"]);
     expect(fake.requests.at(-1)!.body).toMatchObject({ model: "m-1", instructions: "be brief" });
 
@@ -114,13 +114,13 @@ describe("compact", () => {
   it("shrinks what is sent next to the summary while get_messages still returns everything", async () => {
     fake.script(answer("A1"), callBash({ script: "echo tool-out" }), answer("A2"));
     const s = await claw.session.start({ sessionKey: "long" });
-    await s.prompt("Q1");
-    await s.prompt("Q2");
+    await s.prompt({ message: "Q1" });
+    await s.prompt({ message: "Q2" });
     const fullInput = fake.requests.at(-1)!.body.input;
     expect(fullInput).toHaveLength(5); // Q1, A1, Q2, call, output
 
     fake.script(answer("SUMMARY: user asked Q1 and Q2; bash printed tool-out."));
-    const c = await s.compact("keep the tool output");
+    const c = await s.compact({ instructions: "keep the tool output" });
     expect(c).toEqual({ summary: "SUMMARY: user asked Q1 and Q2; bash printed tool-out.", messagesCompacted: 6 });
     const compactReq = fake.requests.at(-1)!.body;
     expect(compactReq.tool_choice).toBe("none");
@@ -128,7 +128,7 @@ describe("compact", () => {
     expect(compactReq.input.at(-1).content).toContain("keep the tool output");
 
     fake.script(answer("A3"));
-    await s.prompt("Q3");
+    await s.prompt({ message: "Q3" });
     const after = fake.requests.at(-1)!.body.input;
     expect(after).toHaveLength(2);
     expect(after[0].content).toContain("SUMMARY: user asked Q1 and Q2");
@@ -158,24 +158,24 @@ describe("export and inspection", () => {
   it("exports markdown and jsonl, and reports stats and the last assistant text", async () => {
     fake.script(callBash({ script: "echo exported" }), answer("All done."));
     const s = await claw.session.start({ sessionKey: "exp", name: "Export me" });
-    expect(await s.lastAssistantText()).toBeNull();
-    await s.prompt("work");
+    expect((await s.lastAssistantText()).text).toBeNull();
+    await s.prompt({ message: "work" });
 
-    const md = await s.export("markdown");
+    const md = (await s.export({ format: "markdown" })).content;
     expect(md).toContain("# Session Export me");
     expect(md).toContain("## User\n\nwork");
     expect(md).toContain("### Tool call `bash`");
     expect(md).toContain("exported");
     expect(md).toContain("## Assistant\n\nAll done.");
 
-    const lines = (await s.export("jsonl"))
+    const lines = ((await s.export({ format: "jsonl" })).content)
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ type: "session", sessionId: s.sessionId, sessionKey: "exp" });
     expect(lines.slice(1).map((l) => l.role)).toEqual(["user", "tool_call", "tool_result", "assistant"]);
 
-    expect(await s.lastAssistantText()).toBe("All done.");
+    expect((await s.lastAssistantText()).text).toBe("All done.");
     expect(await s.stats()).toEqual({
       messages: 4,
       toolCalls: 1,

@@ -22,7 +22,7 @@ describe("agent loop", () => {
       answer("The script printed hello-from-bash.", { usage: { input: 150, output: 30 } }),
     );
     const s = await claw.session.start({ sessionKey: "round-trip", bus: "rt" });
-    const r = await s.prompt("Run echo please");
+    const r = await s.prompt({ message: "Run echo please" });
 
     expect(r).toMatchObject({
       status: "completed",
@@ -138,7 +138,7 @@ describe("agent loop", () => {
       answer("done"),
     );
     const s = await claw.session.start({ sessionKey: "lines" });
-    const r = await s.prompt("print two lines");
+    const r = await s.prompt({ message: "print two lines" });
     expect(r.status).toBe("completed");
     const lines = await busPayloads(claw, "agent-lines");
     expect(lines).toEqual([
@@ -156,7 +156,7 @@ describe("agent loop", () => {
       answer("ok"),
     );
     const s = await claw.session.start({ sessionKey: "env-check", bus: "envbus" });
-    await s.prompt("env");
+    await s.prompt({ message: "env" });
     const { messages } = await s.messages();
     const result = messages.find((m) => m.role === "tool_result")!.result as { stdout: string };
     expect(result.stdout.trim()).toBe(`${s.sessionId}|env-check|envbus|none|nokey`);
@@ -172,7 +172,7 @@ describe("agent loop", () => {
       answer("I will stop trying."),
     );
     const s = await claw.session.start({ sessionKey: "bad-args" });
-    const r = await s.prompt("go");
+    const r = await s.prompt({ message: "go" });
     expect(r.status).toBe("completed");
     const outputs = fake.requests[1]!.body.input.filter((i: any) => i.type === "function_call_output").map((i: any) =>
       JSON.parse(i.output),
@@ -189,7 +189,7 @@ describe("agent loop", () => {
       answer("abc"),
     );
     const s = await claw.session.start({ sessionKey: "multi" });
-    const r = await s.prompt("three");
+    const r = await s.prompt({ message: "three" });
     expect(r.toolCalls).toBe(3);
     const events = await busPayloads(claw);
     const starts = events.filter((e) => e.type === "tool_execution_start").map((e) => e.args.script);
@@ -209,9 +209,9 @@ describe("agent loop", () => {
   it("publishes text deltas only when streamText is set", async () => {
     fake.script(answer("streamed words here"), answer("quiet answer"));
     const loud = await claw.session.start({ sessionKey: "loud", bus: "loud", streamText: true });
-    await loud.prompt("hi");
+    await loud.prompt({ message: "hi" });
     const quiet = await claw.session.start({ sessionKey: "quiet", bus: "quiet" });
-    await quiet.prompt("hi");
+    await quiet.prompt({ message: "hi" });
     const deltas = (await busPayloads(claw, "loud")).filter((e) => e.type === "response.output_text.delta");
     expect(deltas.map((d) => d.delta).join("")).toBe("streamed words here");
     expect(deltas[0]).toMatchObject({ sessionId: loud.sessionId });
@@ -221,7 +221,7 @@ describe("agent loop", () => {
   it("ends without assistant text as completed_no_summary", async () => {
     fake.script(answer(""));
     const s = await claw.session.start({ sessionKey: "silent" });
-    const r = await s.prompt("say nothing");
+    const r = await s.prompt({ message: "say nothing" });
     expect(r.status).toBe("completed_no_summary");
     expect(r.text).toBe("");
   });
@@ -231,7 +231,7 @@ describe("agent loop", () => {
     claw = fakeClaw(fake, { maxTurns: 2 });
     fake.setDefault(callBash({ script: "true" }));
     const s = await claw.session.start({ sessionKey: "loop" });
-    const r = await s.prompt("loop forever");
+    const r = await s.prompt({ message: "loop forever" });
     expect(r).toMatchObject({ status: "error", turns: 2, error: { code: "turn_limit" } });
     expect(fake.requests).toHaveLength(2);
   });

@@ -151,28 +151,28 @@ describe("session operations", () => {
       provider: "openrouter",
       streamText: false,
     });
-    expect((await s.prompt("hi")).text).toBe("one");
-    expect(await s.steer("x")).toMatchObject({ queued: true });
-    expect(await s.followUp("y")).toMatchObject({ queued: true });
+    expect((await s.prompt({ message: "hi" })).text).toBe("one");
+    expect(await s.steer({ message: "x" })).toMatchObject({ queued: true });
+    expect(await s.followUp({ message: "y" })).toMatchObject({ queued: true });
     expect(await s.clearQueue()).toEqual({ cleared: 2 });
     expect(await s.state()).toMatchObject({ sessionId: s.sessionId, messageCount: 2 });
     expect((await s.messages({ limit: 1 })).messages).toHaveLength(1);
-    expect((await s.setModel("m2")).model).toBe("m2");
-    expect((await s.setName("H2")).name).toBe("H2");
+    expect((await s.setModel({ model: "m2" })).model).toBe("m2");
+    expect((await s.setName({ name: "H2" })).name).toBe("H2");
     const f = await s.fork();
     expect((await f.messages()).messages).toHaveLength(2);
     expect(await s.compact()).toMatchObject({ summary: "Summary." });
     expect((await s.stats()).runs).toBe(1);
-    expect(await s.lastAssistantText()).toBe("one");
-    expect(await s.export("jsonl")).toContain('"type":"session"');
+    expect((await s.lastAssistantText()).text).toBe("one");
+    expect((await s.export({ format: "jsonl" })).content).toContain('"type":"session"');
     expect(await s.abort()).toEqual({ aborted: false });
     const got = await claw.session.get({ sessionKey: "handle" });
     expect(got.sessionId).toBe(s.sessionId);
     expect((await claw.session.list()).sessions.map((x) => x.sessionId).sort()).toEqual(
       [s.sessionId, f.sessionId].sort(),
     );
-    expect(await f.delete()).toBe(true);
-    expect(await claw.session.delete({ sessionKey: "handle" })).toBe(true);
+    expect((await f.delete()).deleted).toBe(true);
+    expect((await claw.session.delete({ sessionKey: "handle" })).deleted).toBe(true);
     await expect(claw.session.get({ sessionKey: "handle" })).rejects.toMatchObject({ code: "not_found" });
   });
 

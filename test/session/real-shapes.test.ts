@@ -35,7 +35,7 @@ describe("output items kept and replayed", () => {
       }),
     );
     const s = await claw.session.start({ sessionKey: "replay" });
-    const r = await s.prompt("add 12 and 7");
+    const r = await s.prompt({ message: "add 12 and 7" });
     expect(r).toMatchObject({ status: "completed", text: "The sum is 19.", toolCalls: 1, turns: 2 });
     expect(r.usage).toEqual({ input: 250, output: 60, total: 310, cachedInput: 164, reasoning: 40, cost: 0.0125 });
 
@@ -54,7 +54,7 @@ describe("output items kept and replayed", () => {
 
     // A second prompt carries the whole history: the final message with its id and phase.
     fake.script(answer("again"));
-    await s.prompt("thanks");
+    await s.prompt({ message: "thanks" });
     const third = fake.requests[2]!.body.input;
     expect(third.slice(0, 4)).toEqual(input);
     expect(third[4]).toEqual(fake.requests[1]!.output[0]);
@@ -86,7 +86,7 @@ describe("output items kept and replayed", () => {
       reasoning: 40,
       cost: 0.0125,
     });
-    const jsonl = (await s.export("jsonl"))
+    const jsonl = ((await s.export({ format: "jsonl" })).content)
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
@@ -105,7 +105,7 @@ describe("output items kept and replayed", () => {
       respond([message("a and b", "final_answer")]),
     );
     const s = await claw.session.start({ sessionKey: "parallel" });
-    const r = await s.prompt("both");
+    const r = await s.prompt({ message: "both" });
     expect(r).toMatchObject({ status: "completed", text: "a and b", toolCalls: 2 });
     const sent = fake.requests[0]!.output;
     const input = fake.requests[1]!.body.input;
@@ -126,7 +126,7 @@ describe("output items kept and replayed", () => {
       }),
     );
     const s = await claw.session.start({ sessionKey: "openrouter", streamText: true });
-    const r = await s.prompt("hello");
+    const r = await s.prompt({ message: "hello" });
     expect(r).toMatchObject({ status: "completed", text: "Hi!", usage: { reasoning: 135, cost: 0.025706 } });
     const deltas = (await busPayloads(claw)).filter((e) => e.type === "response.output_text.delta");
     expect(deltas.map((d) => d.delta).join("")).toBe("Hi!");
@@ -135,8 +135,8 @@ describe("output items kept and replayed", () => {
   it("a reasoning item without encrypted content is stored but not sent back (a stateless request cannot refer to it)", async () => {
     fake.script(respond([reasoning({ summary: ["thinking"] }), message("one")]), answer("two"));
     const s = await claw.session.start({ sessionKey: "plain-reasoning" });
-    await s.prompt("first");
-    await s.prompt("second");
+    await s.prompt({ message: "first" });
+    await s.prompt({ message: "second" });
     const input = fake.requests[1]!.body.input;
     expect(input.map((i: any) => i.type)).toEqual(["message", "message", "message"]);
     expect((await s.messages()).messages[1]).toMatchObject({ role: "reasoning", text: "thinking" });
@@ -147,20 +147,20 @@ describe("run endings", () => {
   it("response.incomplete ends the run as model_incomplete with the reason, keeping the partial text", async () => {
     fake.script(respond([message("Hello,")], { incomplete: "max_output_tokens" }));
     const s = await claw.session.start({ sessionKey: "incomplete" });
-    const r = await s.prompt("hello");
+    const r = await s.prompt({ message: "hello" });
     expect(r).toMatchObject({
       status: "error",
       text: "Hello,",
       error: { code: "model_incomplete", details: { reason: "max_output_tokens" } },
     });
-    expect(await s.lastAssistantText()).toBe("Hello,");
+    expect((await s.lastAssistantText()).text).toBe("Hello,");
     expect(fake.requests).toHaveLength(1);
   });
 
   it("a refusal is the run's text, marked refusal: true", async () => {
     fake.script(respond([refusal("I can't help with that.")]));
     const s = await claw.session.start({ sessionKey: "refusal" });
-    const r = await s.prompt("do something bad");
+    const r = await s.prompt({ message: "do something bad" });
     expect(r).toMatchObject({ status: "completed", text: "I can't help with that.", refusal: true });
     expect((await s.messages()).messages[1]).toMatchObject({ role: "assistant", refusal: true });
     const end = (await busPayloads(claw)).at(-1);
@@ -188,7 +188,7 @@ describe("run endings", () => {
     async (_n, turn, code) => {
       fake.script(turn, answer("never"));
       const s = await claw.session.start({ sessionKey: `fail-${fake.pending()}` });
-      const r = await s.prompt("hello");
+      const r = await s.prompt({ message: "hello" });
       expect(r).toMatchObject({ status: "error", error: { code: "provider_error" } });
       if (code !== null) expect(r.error!.details).toMatchObject({ providerCode: code });
       expect(fake.requests).toHaveLength(1);
@@ -203,7 +203,7 @@ describe("run endings", () => {
   ])("retries %s and then succeeds", async (_n, turn) => {
     fake.script(turn, answer("recovered"));
     const s = await claw.session.start({ sessionKey: "retry" });
-    const r = await s.prompt("hello");
+    const r = await s.prompt({ message: "hello" });
     expect(r).toMatchObject({ status: "completed", text: "recovered" });
     expect(fake.requests).toHaveLength(2);
     expect((await s.messages()).messages.map((m) => m.role)).toEqual(["user", "assistant"]);
@@ -216,8 +216,8 @@ describe("run endings", () => {
       answer("second"),
     );
     const s = await claw.session.start({ sessionKey: "no-include" });
-    expect(await s.prompt("one")).toMatchObject({ status: "completed", text: "first" });
-    await s.prompt("two");
+    expect(await s.prompt({ message: "one" })).toMatchObject({ status: "completed", text: "first" });
+    await s.prompt({ message: "two" });
     expect(fake.requests.map((r) => r.body.include ?? null)).toEqual([["reasoning.encrypted_content"], null, null]);
   });
 });

@@ -1,0 +1,56 @@
+/**
+ * Builds the handle methods from catalog entries: every operation that names a handle gets
+ * `claw.group.method(args, opts?)` (or `claw.name(...)`), calling it by name. createClaw derives
+ * from its own registry, connectClaw from the server's catalog, so both have the same methods.
+ * Imports nothing at run time: it runs in browsers too.
+ */
+import type { CallContext } from "../dispatch.js";
+
+/** What derivation needs of a catalog entry. */
+export interface HandleEntry {
+  name: string;
+  handle: string | null;
+  streamingOnly: boolean;
+  /** JSON Schema of the input; its `properties` tell whether the operation takes a session reference. */
+  input: Record<string, unknown>;
+}
+
+/** Calls an operation by name (untyped; the handle types put the types back). */
+export type UntypedCall = (name: string, args: unknown, ctx?: CallContext) => Promise<unknown>;
+
+type Method = (args?: object, opts?: CallContext) => Promise<unknown>;
+
+/** The derived methods: top-level ones, groups, and which session methods take a session reference. */
+export interface Derived {
+  top: Record<string, Method>;
+  groups: Record<string, Record<string, Method>>;
+  /** Session-group methods whose operation takes `sessionId`/`sessionKey`: a session handle binds them. */
+  sessionBound: string[];
+}
+
+function takesSession(entry: HandleEntry): boolean {
+  const props = entry.input.properties as Record<string, unknown> | undefined;
+  return props !== undefined && "sessionId" in props;
+}
+
+/** Derives handle methods from the catalog. Streaming operations are left to the subscription handles. */
+export function deriveHandles(entries: readonly HandleEntry[], call: UntypedCall): Derived {
+  const derived: Derived = { top: {}, groups: {}, sessionBound: [] };
+  for (const entry of entries) {
+    if (entry.handle === null || entry.streamingOnly) continue;
+    const method: Method = (args = {}, opts) => call(entry.name, args, opts);
+    const dot = entry.handle.indexOf(".");
+    if (dot < 0) {
+      if (derived.top[entry.handle]) throw new Error(`handle ${entry.handle} is claimed twice`);
+      derived.top[entry.handle] = method;
+      continue;
+    }
+    const group = entry.handle.slice(0, dot);
+    const name = entry.handle.slice(dot + 1);
+    derived.groups[group] ??= {};
+    if (derived.groups[group][name]) throw new Error(`handle ${entry.handle} is claimed twice`);
+    derived.groups[group][name] = method;
+    if (group === "session" && takesSession(entry)) derived.sessionBound.push(name);
+  }
+  return derived;
+}
