@@ -18,6 +18,17 @@ export default defineConfig([
     outDir: "dist",
   },
   {
+    // The remote client runs in browsers too: built for a neutral platform, so a Node built-in in
+    // its import graph fails the build instead of reaching a user.
+    entry: { client: "src/client.ts" },
+    format: ["esm", "cjs"],
+    dts: true,
+    sourcemap: true,
+    platform: "neutral",
+    target: "es2022",
+    outDir: "dist",
+  },
+  {
     entry: { cli: "adapters/cli/index.ts" },
     format: ["esm"],
     target: "node20",

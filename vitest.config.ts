@@ -1,8 +1,20 @@
 import { defineConfig } from "vitest/config";
 
+/** The typed-API suite: it runs twice, against createClaw() and against connectClaw() to a real server. */
+const TYPED_API_SUITE = [
+  "test/core/bus.test.ts",
+  "test/core/bash.test.ts",
+  "test/session/*.test.ts",
+  "test/tasks/check-task.test.ts",
+  "test/tasks/completion.test.ts",
+  "test/tasks/continuity.test.ts",
+  "test/tasks/run-task.test.ts",
+  "test/tasks/telemetry.test.ts",
+  "test/tasks/task-events.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
@@ -10,5 +22,12 @@ export default defineConfig({
     // sandbox gives scripts their own. Tests of the sandbox choose it explicitly.
     env: { CLAW_SANDBOX: "none" },
     reporters: ["default"],
+    projects: [
+      { extends: true, test: { name: "local", include: ["test/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: { name: "remote", include: TYPED_API_SUITE, env: { TSCLAW_TEST_CLAW: "remote" } },
+      },
+    ],
   },
 });

@@ -8,6 +8,7 @@ import type { Claw } from "../src/claw.js";
 import { ClawError, httpStatus } from "../src/errors.js";
 import { encodeResponse, errorResponse, parseJson, type Response } from "../src/wire.js";
 import { type ConnectionGuard, guardConnections } from "./connection-guard.js";
+import { applyCors } from "./cors.js";
 import { readBody } from "./http-body.js";
 import { closeMcpSessions, closeMcpStreams, McpHttpMount, type McpHttpOptions } from "./mcp/http.js";
 import { parserError, rawErrorResponse } from "./raw-response.js";
@@ -95,6 +96,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
     const url = new URL(req.url ?? "/", "http://localhost");
     const route = `${req.method} ${url.pathname}`;
     const run = async () => {
+      if (applyCors(req, res, policy)) return;
       if (route === "GET /health") {
         // Up is not enough: a server whose database files were deleted must say it cannot store.
         if (claw.services.storage.lost !== undefined) return sendError(res, claw.services.storage.error());

@@ -6,6 +6,7 @@ import { SessionService } from "./agent/session-service.js";
 import { BashRunner } from "./bash/bash-runner.js";
 import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "./bash/sandbox.js";
 import { BusService } from "./bus/bus-service.js";
+import { CallRegistry } from "./call-registry.js";
 import { type CatalogEntry, catalog } from "./catalog.js";
 import { type ClawConfig, type ClawOptions, resolveConfig } from "./config.js";
 import { type CallContext, Dispatcher } from "./dispatch.js";
@@ -76,7 +77,19 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const sessions = new SessionService({ config, db, bus, bash });
   const tasks = new TaskService({ config, db, bus, sessions, identity });
   const memory = new MemoryService({ config, db });
-  const services: Services = { config, db, identity, bus, bash, sessions, tasks, memory, storage, ops: OPS };
+  const services: Services = {
+    config,
+    db,
+    identity,
+    bus,
+    bash,
+    sessions,
+    tasks,
+    memory,
+    storage,
+    calls: new CallRegistry(),
+    ops: OPS,
+  };
   const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs);
   const call = ((name: string, args: unknown, ctx?: CallContext) => dispatcher.call(name, args, ctx)) as Caller;
   sessions.start();

@@ -172,6 +172,12 @@ export const ERROR_TABLE = {
     retryable: true,
     meaning: "A bug on the server; it logged the cause. Retrying may help.",
   },
+  connection_failed: {
+    status: 503,
+    retryable: true,
+    meaning:
+      "Raised by the remote client (`tsclaw/client`), never sent by a server: the server could not be reached, so whether the call ran is unknown. Retry (with an idempotency key where the operation takes one).",
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 
 /** A stable, snake_case error code from {@link ERROR_TABLE}. */

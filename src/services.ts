@@ -3,6 +3,7 @@
 import type { SessionService } from "./agent/session-service.js";
 import type { BashRunner } from "./bash/bash-runner.js";
 import type { BusService } from "./bus/bus-service.js";
+import type { CallRegistry } from "./call-registry.js";
 import type { ClawConfig } from "./config.js";
 import type { Identity } from "./identity.js";
 import type { AnyOpDef } from "./registry.js";
@@ -23,6 +24,8 @@ export interface Services {
   memory: MemoryService;
   /** Whether the database files are still the ones opened. */
   storage: StorageGuard;
+  /** Calls in flight named by a callId (cancel_call). */
+  calls: CallRegistry;
   /** Every registered operation (for `ops`, `doc`, server_identity). */
   ops: readonly AnyOpDef[];
 }

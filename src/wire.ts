@@ -10,6 +10,8 @@ export const requestSchema = z.object({
   op: z.string().min(1),
   args: z.record(z.string(), z.unknown()).optional(),
   id: z.union([z.string(), z.number()]).optional(),
+  /** Names the call so that `cancel_call` can end it (the remote client's AbortSignal). */
+  callId: z.string().min(16).max(200).optional(),
 });
 
 /** A validated request envelope. */

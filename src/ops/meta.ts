@@ -41,5 +41,20 @@ export const docOp = defineOp({
   handler: (args, { services }) => ({ markdown: renderGuide(services.ops, services.config, args) }),
 });
 
+export const cancelCallOp = defineOp({
+  name: "cancel_call",
+  group: "meta",
+  summary: "End a call in flight that was sent with a `callId` in its envelope, as if its caller had gone away.",
+  notes:
+    "The cancelled call still answers, the way a caller that goes away would see it: a check_task wait ends with the current snapshot, bash is killed, a long-polling read returns. The remote client (`tsclaw/client`) sends it when a call's AbortSignal aborts.",
+  input: z
+    .object({ callId: z.string().min(16).max(200).describe("The callId of the call's request envelope") })
+    .strict(),
+  output: z.object({ cancelled: z.boolean().describe("False when no such call was in flight") }),
+  example: { callId: "c_0123456789abcdef" },
+  handle: null,
+  handler: (args, { services }) => ({ cancelled: services.calls.cancel(args.callId) }),
+});
+
 /** Meta operations. */
-export const metaOps = [opsOp, docOp] as const;
+export const metaOps = [opsOp, docOp, cancelCallOp] as const;

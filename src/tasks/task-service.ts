@@ -14,6 +14,7 @@ import { IdempotencyStore } from "./idempotency.js";
 import { clip } from "./run-events.js";
 import type { SessionPort, TaskSession } from "./session-port.js";
 import { markInterrupted } from "./task-errors.js";
+import { publishTaskEvent } from "./task-events.js";
 import {
   type CheckTaskArgs,
   type CheckTaskResult,
@@ -54,7 +55,11 @@ export class TaskService {
   private closed = false;
 
   constructor(readonly deps: TaskServiceDeps) {
-    this.store = new TaskStore(deps.db, (id) => this.notifier.changed(id));
+    // The one place a task change is announced: waiters wake and the `tasks` bus gets its event.
+    this.store = new TaskStore(deps.db, (t) => {
+      publishTaskEvent(deps.bus, t, deps.config.log);
+      this.notifier.changed(t.id);
+    });
     this.idempotency = new IdempotencyStore(deps.db);
     this.telemetry = new TaskTelemetry(
       deps.db,

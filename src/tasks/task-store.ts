@@ -159,8 +159,8 @@ export class TaskStore {
 
   constructor(
     readonly db: Db,
-    /** Called (in a microtask, after the write committed) with the id of each changed task. */
-    private readonly onChange: (taskId: string) => void,
+    /** Called (in a microtask, after the write committed) with each accepted change: the task as written. */
+    private readonly onChange: (task: TaskRecord) => void,
   ) {
     this.sql = {
       get: db.prepare<[string], RawTask>("SELECT * FROM tasks WHERE id = ?"),
@@ -200,7 +200,7 @@ export class TaskStore {
     const now = Date.now();
     const entry: TimelineEntry = { at: now, version: 1, status: t.status, phase: t.phase, text };
     this.sql.insert.run({ ...t, now, timeline: JSON.stringify([entry]) });
-    return this.get(t.id);
+    return this.accepted(this.get(t.id));
   }
 
   /**
@@ -238,8 +238,13 @@ export class TaskStore {
     const stmt = this.patchStatements.get(sql) ?? this.db.prepare(sql);
     this.patchStatements.set(sql, stmt);
     if (stmt.run(values).changes === 0) return undefined;
-    queueMicrotask(() => this.onChange(id));
-    return this.get(id);
+    return this.accepted(this.get(id));
+  }
+
+  /** Reports an accepted change with the task as written (a later change must not show through). */
+  private accepted(task: TaskRecord): TaskRecord {
+    queueMicrotask(() => this.onChange(task));
+    return task;
   }
 
   /** Counts one check_task call; returns the new count (the poll number). */

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseGoDuration } from "../../src/bash/duration.js";
 import { compileTemplate, fillTemplate } from "../../src/bash/template.js";
 import type { Claw } from "../../src/index.js";
-import { memClaw, tempDir } from "../helpers/claw.js";
+import { apiClaw, memClaw, tempDir } from "../helpers/claw.js";
 import { pidsWithArg, uniqueSleep, waitArgGone } from "../helpers/process.js";
 
 let claw: Claw;
@@ -13,7 +13,7 @@ afterEach(async () => {
 
 describe("bash", () => {
   it("returns stdout, stderr and the exit code", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     expect(await claw.bash({ script: "echo out; echo err >&2; exit 3" })).toEqual({
       stdout: "out\n",
       stderr: "err\n",
@@ -24,7 +24,7 @@ describe("bash", () => {
   });
 
   it("kills the whole process group at a Go-duration timeout, grandchild included", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     const arg = uniqueSleep();
     const r = await claw.bash({ script: `(sleep ${arg} &) ; sleep ${arg}`, timeout: "700ms" });
     expect(r.timeout).toBe(true);
@@ -32,7 +32,7 @@ describe("bash", () => {
   });
 
   it("accepts numeric and Go-duration timeouts and rejects invalid ones", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     expect((await claw.bash({ script: "sleep 5", timeout: 0.3 })).timeout).toBe(true);
     expect((await claw.bash({ script: "true", timeout: "1h30m" })).timeout).toBe(false);
     for (const timeout of ["soon", "5 parsecs", -1, "-2s", 0]) {
@@ -45,7 +45,7 @@ describe("bash", () => {
   });
 
   it("publishes 20 000 stdout lines as 20 000 events, all readable when the result returns", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     const r = await claw.bash({
       script: "seq 1 20000",
       stdoutLineEvent: { template: { n: "{payload}" }, bus: "lines" },
@@ -58,7 +58,7 @@ describe("bash", () => {
   });
 
   it("substitutes templates in nested objects, arrays and inside longer strings", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     await claw.bash({
       script: "printf 'one\\r\\ntwo'; echo warn >&2; exit 7",
       stdoutLineEvent: {
@@ -78,7 +78,7 @@ describe("bash", () => {
   });
 
   it("publishes a true timeout event when killed", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     await claw.bash({
       script: "sleep 10",
       timeout: "200ms",
@@ -117,7 +117,7 @@ describe("bash", () => {
   });
 
   it("caps captured output to its tail and says so", async () => {
-    claw = memClaw({ limits: { bashOutputBytes: 1000 } });
+    claw = await apiClaw({ limits: { bashOutputBytes: 1000 } });
     const r = await claw.bash({ script: "seq 1 10000" });
     expect(r.truncated).toBe(true);
     expect(r.stdout.length).toBeLessThanOrEqual(1000);
@@ -125,7 +125,7 @@ describe("bash", () => {
   });
 
   it("passes cwd, env and stdin, and scrubs provider keys", async () => {
-    claw = memClaw({
+    claw = await apiClaw({
       env: { ...process.env, OPENROUTER_API_KEY: "secret", OPENAI_API_KEY: "secret2", KEEP_ME: "yes" },
     });
     const dir = tempDir();
@@ -143,7 +143,7 @@ describe("bash", () => {
   });
 
   it("kills the process group when the caller aborts", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     const arg = uniqueSleep();
     const ac = new AbortController();
     const p = claw.bash({ script: `sleep ${arg} & echo started; wait` }, { signal: ac.signal });
@@ -154,7 +154,7 @@ describe("bash", () => {
   });
 
   it("limits concurrent processes with a clear error", async () => {
-    claw = memClaw({ limits: { maxBashProcesses: 2 } });
+    claw = await apiClaw({ limits: { maxBashProcesses: 2 } });
     const running = [claw.bash({ script: "sleep 0.5" }), claw.bash({ script: "sleep 0.5" })];
     const third = await claw.do({ op: "bash", args: { script: "true" } });
     expect(third).toMatchObject({ ok: false, error: { code: "too_many_requests", retryable: true } });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BusEvent, Claw } from "../../src/index.js";
-import { memClaw } from "../helpers/claw.js";
+import { apiClaw } from "../helpers/claw.js";
 
 let claw: Claw;
 afterEach(async () => {
@@ -9,7 +9,7 @@ afterEach(async () => {
 
 describe("bus", () => {
   it("gives 300 concurrent out calls unique contiguous seqs matching read", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     const acks = await Promise.all(Array.from({ length: 300 }, (_, i) => claw.bus.out({ bus: "c", payload: { i } })));
     const seqs = acks.map((a) => a.seq).sort((a, b) => a - b);
     expect(seqs).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
@@ -27,7 +27,7 @@ describe("bus", () => {
   });
 
   it("defaults to thebus and reports lastSeq and next", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     const ack = await claw.bus.out({ payload: 1 });
     expect(ack.bus).toBe("thebus");
     const r = await claw.bus.read({});
@@ -36,7 +36,7 @@ describe("bus", () => {
   });
 
   it("round-trips U+2028, emoji and nested JSON exactly", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     const payload = {
       s: 'a\u2028b\u2029c 🎉 \u0000 "q" \\',
       nested: { arr: [1, 2.5, null, true, { deep: ["x"] }] },
@@ -50,7 +50,7 @@ describe("bus", () => {
   });
 
   it("wakes a waiting read as soon as an event is committed", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     const started = Date.now();
     const pending = claw.bus.read({ bus: "w", waitMs: 10_000 });
     setTimeout(() => void claw.bus.out({ bus: "w", payload: "now" }), 50);
@@ -60,14 +60,14 @@ describe("bus", () => {
   });
 
   it("ends a waiting read at waitMs with no events", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     const r = await claw.bus.read({ bus: "empty", waitMs: 50 });
     expect(r.events).toEqual([]);
     expect(r.next).toBe(0);
   });
 
   it("delivers backlog then live to a subscriber started mid-stream, each event exactly once", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     for (let i = 1; i <= 50; i++) await claw.bus.out({ bus: "s", payload: i });
     const seen: number[] = [];
     // Publish concurrently with the subscription's catch-up.
@@ -87,7 +87,7 @@ describe("bus", () => {
   });
 
   it("iterates with an async iterator with bounded buffering and resumes from storage", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     const stream = claw.bus.subscribe({ bus: "it", after: 0 });
     await Promise.all(Array.from({ length: 3000 }, (_, i) => claw.bus.out({ bus: "it", payload: i })));
     const got: number[] = [];
@@ -99,7 +99,7 @@ describe("bus", () => {
   });
 
   it("only delivers new events without after", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     await claw.bus.out({ bus: "n", payload: "old" });
     const seen: unknown[] = [];
     const stop = claw.bus.subscribe({ bus: "n" }, (e) => seen.push(e.payload));
@@ -110,7 +110,7 @@ describe("bus", () => {
   });
 
   it("lists buses and trims them without reusing seqs", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     for (let i = 0; i < 10; i++) await claw.bus.out({ bus: "t", payload: i });
     await claw.bus.out({ bus: "other", payload: 1 });
     expect((await claw.bus.list()).buses).toEqual([
@@ -131,7 +131,7 @@ describe("bus", () => {
   });
 
   it("applies maxEvents retention", async () => {
-    claw = memClaw({ retention: { maxEvents: 100 } });
+    claw = await apiClaw({ retention: { maxEvents: 100 } });
     await Promise.all(Array.from({ length: 1000 }, (_, i) => claw.bus.out({ bus: "r", payload: i })));
     const [info] = (await claw.bus.list()).buses;
     expect(info!.lastSeq).toBe(1000);
@@ -140,7 +140,7 @@ describe("bus", () => {
   });
 
   it("rejects bad bus names, missing and oversized payloads with invalid_args / payload_too_large", async () => {
-    claw = memClaw({ limits: { maxPayloadBytes: 1000 } });
+    claw = await apiClaw({ limits: { maxPayloadBytes: 1000 } });
     const bad = await claw.do({ op: "out", args: { bus: "has space", payload: 1 }, id: "a" });
     expect(bad).toMatchObject({
       id: "a",
@@ -170,7 +170,7 @@ describe("bus", () => {
   });
 
   it("refuses subscribe without a streaming connection", async () => {
-    claw = memClaw();
+    claw = await apiClaw();
     expect(await claw.do({ op: "subscribe", args: {} })).toMatchObject({
       ok: false,
       error: { code: "unsupported_on_transport" },
@@ -180,7 +180,7 @@ describe("bus", () => {
 
 describe("every event is bounded", () => {
   it("refuses any event over the payload limit whoever publishes it: out, outJson, enqueueJson", async () => {
-    const claw = memClaw({ limits: { maxPayloadBytes: 1000 } });
+    const claw = await apiClaw({ limits: { maxPayloadBytes: 1000 } });
     try {
       const bus = claw.services.bus;
       await expect(claw.bus.out({ bus: "b", payload: "x".repeat(999) })).rejects.toMatchObject({
@@ -204,7 +204,7 @@ describe("every event is bounded", () => {
   });
 
   it("bounds a read page at 4 MiB of event text, at least one event, and continues from next", async () => {
-    const claw = memClaw();
+    const claw = await apiClaw();
     try {
       const big = "b".repeat(1024 * 1024 - 2);
       for (let i = 0; i < 9; i++) await claw.bus.out({ bus: "big", payload: big });
@@ -232,9 +232,9 @@ describe("every event is bounded", () => {
     }
   });
 
-  it("refuses nonsense retention: 0.0001 ns, NaN, fractional or negative counts", () => {
+  it("refuses nonsense retention: 0.0001 ns, NaN, fractional or negative counts", async () => {
     for (const retention of [{ maxAgeMs: 1e-10 }, { maxAgeMs: Number.NaN }, { maxEvents: 1.5 }, { maxEvents: -1 }]) {
-      expect(() => memClaw({ retention })).toThrow(/bus retention/);
+      await expect(apiClaw({ retention })).rejects.toThrow(/bus retention/);
     }
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { answer, type FakeResponses, fail, startFakeResponses, streamError } from "../fixtures/fake-responses.js";
-import { memClaw } from "../helpers/claw.js";
+import { apiClaw } from "../helpers/claw.js";
 import { startServer } from "../helpers/server.js";
 import { busPayloads, fakeClaw, withFakeClaw } from "./helpers.js";
 
@@ -84,7 +84,7 @@ describe("retries", () => {
   it("retries network errors and ends as an error when the provider stays unreachable", async () => {
     const gone = await startFakeResponses();
     await gone.close();
-    const offline = fakeClaw(gone, { modelRetry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
+    const offline = await fakeClaw(gone, { modelRetry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
     try {
       const s = await offline.session.start({ sessionKey: "offline" });
       const r = await s.prompt({ message: "hi" });
@@ -101,7 +101,7 @@ describe("retries", () => {
 describe("missing API key", () => {
   it("fails session operations with provider_auth_missing naming the variable; everything else works", async () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith("_API_KEY")));
-    const keyless = memClaw({ env, baseURL: fake.url });
+    const keyless = await apiClaw({ env, baseURL: fake.url });
     const server = await startServer(keyless);
     try {
       await expect(keyless.session.start({ sessionKey: "nokey" })).rejects.toMatchObject({

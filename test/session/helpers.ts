@@ -2,15 +2,15 @@
 import { afterEach, beforeEach, expect } from "vitest";
 import type { Claw, ClawOptions } from "../../src/index.js";
 import { type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
-import { memClaw } from "../helpers/claw.js";
+import { apiClaw } from "../helpers/claw.js";
 
 /** A claw on ":memory:" whose model calls go to `fake`, with fast retries. */
-export function fakeClaw(fake: FakeResponses, options: ClawOptions = {}) {
-  return memClaw({ baseURL: fake.url, modelRetry: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 100 }, ...options });
+export function fakeClaw(fake: FakeResponses, options: ClawOptions = {}): Promise<Claw> {
+  return apiClaw({ baseURL: fake.url, modelRetry: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 100 }, ...options });
 }
 
 /** Payloads of every event on `bus`, in seq order. */
-export async function busPayloads(claw: ReturnType<typeof memClaw>, bus = "thebus"): Promise<any[]> {
+export async function busPayloads(claw: Claw, bus = "thebus"): Promise<any[]> {
   const out: any[] = [];
   let after = 0;
   for (;;) {
@@ -40,7 +40,7 @@ export function withFakeClaw(
 ): void {
   beforeEach(async () => {
     const fake = await startFakeResponses();
-    assign(fake, fakeClaw(fake));
+    assign(fake, await fakeClaw(fake));
   });
   afterEach(async () => {
     const { fake, claw } = current();

@@ -228,7 +228,7 @@ describe("agent loop", () => {
 
   it("ends a run at the turn limit with an error", async () => {
     await claw.close();
-    claw = fakeClaw(fake, { maxTurns: 2 });
+    claw = await fakeClaw(fake, { maxTurns: 2 });
     fake.setDefault(callBash({ script: "true" }));
     const s = await claw.session.start({ sessionKey: "loop" });
     const r = await s.prompt({ message: "loop forever" });

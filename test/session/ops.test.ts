@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function setup(): Promise<{ fake: FakeResponses; claw: Claw; server: TestServer }> {
   const fake = await startFakeResponses();
-  const claw = fakeClaw(fake);
+  const claw = await fakeClaw(fake);
   const server = await startServer(claw);
   cleanups.push(
     () => fake.close(),

@@ -224,7 +224,7 @@ describe("run endings", () => {
 
 describe("providers", () => {
   it("refuses an unknown provider without looking for its key (no <NAME>_API_KEY is read)", async () => {
-    const c = fakeClaw(fake, { env: { OPENROUTER_API_KEY: "k", STRIPE_API_KEY: "secret" } });
+    const c = await fakeClaw(fake, { env: { OPENROUTER_API_KEY: "k", STRIPE_API_KEY: "secret" } });
     try {
       for (const provider of ["stripe", "nosuch"]) {
         const res = await c.do({ op: "start_session", args: { provider } });
@@ -241,11 +241,11 @@ describe("providers", () => {
   });
 
   it("a session on openai without a model gets gpt-5; the server's provider keeps the server's model", async () => {
-    const c = fakeClaw(fake, { env: { OPENROUTER_API_KEY: "k", OPENAI_API_KEY: "k2" }, model: "my/model" });
+    const c = await fakeClaw(fake, { env: { OPENROUTER_API_KEY: "k", OPENAI_API_KEY: "k2" }, model: "my/model" });
     try {
       expect((await c.session.start({ provider: "openai" })).model).toBe("gpt-5");
       expect((await c.session.start({})).model).toBe("my/model");
-      const openaiClaw = fakeClaw(fake, { provider: "openai", env: { OPENAI_API_KEY: "k2" } });
+      const openaiClaw = await fakeClaw(fake, { provider: "openai", env: { OPENAI_API_KEY: "k2" } });
       expect(openaiClaw.config.model).toBe("gpt-5");
       await openaiClaw.close();
     } finally {

@@ -30,7 +30,7 @@ test("an agent sets its own task to blocked from bash; check_task returns it as 
     }),
     g.turn,
   );
-  const server = fx.track(await startServer(taskClaw(fx.fake)), (s) => s.close());
+  const server = fx.track(await startServer(await taskClaw(fx.fake)), (s) => s.close());
   fx.track(g, (x) => x.open());
   const claw = server.claw;
   const r = await claw.task.run({ prompt: "deploy to staging", sessionKey: "deployer" });
@@ -80,7 +80,7 @@ test("an agent sets needs_human; the run's end does not overwrite it", async () 
     }),
     answer("Waiting for approval."),
   );
-  const server = fx.track(await startServer(taskClaw(fx.fake)), (s) => s.close());
+  const server = fx.track(await startServer(await taskClaw(fx.fake)), (s) => s.close());
   const claw = server.claw;
   const r = await claw.task.run({ prompt: "migrate the db", sessionKey: "migrator" });
   await until(async () => (await claw.task.get({ taskId: r.taskId })).summary !== null);
@@ -105,7 +105,7 @@ test("an agent may un-block its own task while its run lasts; the run then compl
     callBash({ script: selfUpdate(`\\"status\\":\\"in_progress\\"`) }),
     answer("lock released, all done"),
   );
-  const server = fx.track(await startServer(taskClaw(fx.fake)), (s) => s.close());
+  const server = fx.track(await startServer(await taskClaw(fx.fake)), (s) => s.close());
   const claw = server.claw;
   const r = await claw.task.run({ prompt: "wait for the lock" });
   await until(async () => (await claw.task.get({ taskId: r.taskId })).endedAt !== null);
@@ -118,7 +118,7 @@ test("an agent may un-block its own task while its run lasts; the run then compl
 
 test("a finished run task cannot be set back to in_progress (resume with run_task instead)", async () => {
   fx = await fixture();
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const r = await claw.task.run({ prompt: "quick" });
   const done = (await claw.task.check({ taskId: r.taskId, waitMs: 10_000 })).task;
   for (const status of ["in_progress", "todo", "cancelled"] as const) {

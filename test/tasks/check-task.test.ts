@@ -14,7 +14,7 @@ async function runningTask(): Promise<{ claw: Claw; taskId: string; g: Gate }> {
   fx = await fixture();
   const g = gate("the answer");
   fx.fake.script(g.turn);
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   fx.track(g, (x) => x.open());
   const r = await claw.task.run({ prompt: "think hard", sessionKey: "waiter" });
   await g.reached;
@@ -126,7 +126,7 @@ test("a terminal task returns at once, whatever the wait asked", async () => {
 test('until "update" returns on the next new version; "settled" ignores ordinary progress', async () => {
   fx = await fixture();
   fx.fake.script(callBash({ script: "sleep 1.5" }), answer("slept"));
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const r = await claw.task.run({ prompt: "sleep a bit" });
   const v = r.version;
   const settled = claw.task.check({ taskId: r.taskId, waitMs: 600 });
@@ -145,7 +145,7 @@ test('until "update" returns on the next new version; "settled" ignores ordinary
 
 test("nextAction is null exactly when terminal; check_task while todo/in_progress; the resuming op when actionable", async () => {
   fx = await fixture();
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const w = await claw.task.create({ title: "tracked" });
   const todo = await claw.task.check({ taskId: w.taskId, waitMs: 0 });
   expect(todo).toMatchObject({
@@ -177,7 +177,7 @@ test("nextAction is null exactly when terminal; check_task while todo/in_progres
 
 test("check_task on an unknown task is not_found and never creates one", async () => {
   fx = await fixture();
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const res = await claw.do({ op: "check_task", args: { taskId: "task_missing", waitMs: 100 } });
   expect(!res.ok && res.error.code).toBe("not_found");
   const none = await claw.do({ op: "check_task", args: {} });

@@ -1,13 +1,13 @@
 /** The completion contract: each server guarantee on its own. */
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Claw } from "../../src/index.js";
-import { memClaw } from "../helpers/claw.js";
+import { apiClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { completion } from "./helpers.js";
 
 let claw: Claw;
-beforeEach(() => {
-  claw = memClaw();
+beforeEach(async () => {
+  claw = await apiClaw();
 });
 afterEach(async () => {
   await claw.close();
@@ -184,7 +184,7 @@ describe("task_update: completion", () => {
 
   test("the task update and the receipt insert are one transaction: a failing insert rolls the update back", async () => {
     await claw.close();
-    claw = memClaw({ log: () => {} }); // the failure below is logged as an internal error; keep the output clean
+    claw = await apiClaw({ log: () => {} }); // the failure below is logged as an internal error; keep the output clean
     const t = await claw.task.create({ title: "T" });
     const before = await claw.task.get({ taskId: t.taskId, include: ["receipts", "timeline"] });
     claw.services.db.exec(

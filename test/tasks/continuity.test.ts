@@ -2,12 +2,12 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { type Claw, createClaw } from "../../src/index.js";
-import { memClaw, tempDir } from "../helpers/claw.js";
+import { apiClaw, tempDir } from "../helpers/claw.js";
 import { completion } from "./helpers.js";
 
 let claw: Claw;
-beforeEach(() => {
-  claw = memClaw();
+beforeEach(async () => {
+  claw = await apiClaw();
 });
 afterEach(async () => {
   await claw.close();
@@ -43,7 +43,7 @@ test("server_identity: a stable instance id kept in the database, version, proje
   ]) {
     expect(idA.ops).toContain(op);
   }
-  const other = memClaw();
+  const other = await apiClaw();
   expect((await other.call("server_identity", {})).instance).not.toBe(idA.instance);
   await other.close();
 });

@@ -2,11 +2,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { Claw, ClawOptions } from "../../src/index.js";
 import { answer, type FakeResponses, type FakeTurn, startFakeResponses } from "../fixtures/fake-responses.js";
-import { memClaw } from "../helpers/claw.js";
+import { apiClaw } from "../helpers/claw.js";
 
 /** A claw on ":memory:" whose model calls go to `fake`, with fast retries. */
-export function taskClaw(fake: FakeResponses, options: ClawOptions = {}): Claw {
-  return memClaw({ baseURL: fake.url, modelRetry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 50 }, ...options });
+export function taskClaw(fake: FakeResponses, options: ClawOptions = {}): Promise<Claw> {
+  return apiClaw({ baseURL: fake.url, modelRetry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 50 }, ...options });
 }
 
 /** A model turn that waits for `open()` before answering: keeps a task in_progress as long as a test needs. */

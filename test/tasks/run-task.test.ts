@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { answer, callBash } from "../fixtures/fake-responses.js";
-import { memClaw, tempDir } from "../helpers/claw.js";
+import { apiClaw, tempDir } from "../helpers/claw.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
 import { fixture, gate, readPid, taskClaw, until } from "./helpers.js";
 
@@ -15,7 +15,7 @@ test("run_task returns at once: todo, version 1, continuePolling, nextAction che
   fx = await fixture();
   const g = gate();
   fx.fake.script(g.turn);
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   fx.track(g, (x) => x.open());
   const r = await claw.task.run({ prompt: "Say hello", sessionKey: "s1" });
   expect(r).toMatchObject({
@@ -44,7 +44,7 @@ test("run_task returns at once: todo, version 1, continuePolling, nextAction che
 
 test("run_task without the provider's key fails fast with provider_auth_missing and creates nothing", async () => {
   fx = await fixture();
-  const claw = fx.track(memClaw({ baseURL: fx.fake.url, env: { PATH: process.env.PATH } }), (c) => c.close());
+  const claw = fx.track(await apiClaw({ baseURL: fx.fake.url, env: { PATH: process.env.PATH } }), (c) => c.close());
   const res = await claw.do({ op: "run_task", args: { prompt: "x", sessionKey: "nokey" } });
   expect(res.ok).toBe(false);
   expect(!res.ok && res.error.code).toBe("provider_auth_missing");
@@ -56,7 +56,7 @@ test("run_task without the provider's key fails fast with provider_auth_missing 
 test("a run whose last message has no text ends completed_no_summary", async () => {
   fx = await fixture();
   fx.fake.script(answer(""));
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const r = await claw.task.run({ prompt: "be silent" });
   const c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
   expect(c.task).toMatchObject({ status: "completed_no_summary", summary: null });
@@ -66,7 +66,7 @@ test("a run whose last message has no text ends completed_no_summary", async () 
 test("a failing model ends the task as error with a structured error", async () => {
   fx = await fixture();
   fx.fake.setDefault({ kind: "fail", status: 500, message: "upstream exploded" });
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const r = await claw.task.run({ prompt: "x", sessionKey: "failing" });
   const c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
   expect(c.task.status).toBe("error");
@@ -80,7 +80,7 @@ test("a failing model ends the task as error with a structured error", async () 
 
 test("run_task with the same idempotency key twice → one task (replayed: true); other args → idempotency_conflict", async () => {
   fx = await fixture();
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const a = await claw.task.run({ prompt: "Count TODOs", sessionKey: "idem", idempotencyKey: "job-1" });
   const b = await claw.task.run({ prompt: "Count TODOs", sessionKey: "idem", idempotencyKey: "job-1" });
   expect(b.taskId).toBe(a.taskId);
@@ -108,7 +108,7 @@ test("two tasks on one session run one at a time, in order; the later one waits 
   fx = await fixture();
   const g = gate();
   fx.fake.script(g.turn, answer("second done"));
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   fx.track(g, (x) => x.open());
   const first = await claw.task.run({ prompt: "first", sessionKey: "fifo" });
   const second = await claw.task.run({ prompt: "second", sessionKey: "fifo" });
@@ -136,7 +136,7 @@ test("tasks of different sessions run concurrently", async () => {
   const g1 = gate();
   const g2 = gate();
   fx.fake.script(g1.turn, g2.turn);
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   fx.track(g1, (x) => x.open());
   fx.track(g2, (x) => x.open());
   const a = await claw.task.run({ prompt: "a", sessionKey: "left" });
@@ -151,7 +151,7 @@ test("cancel_task on a running task kills its bash (the pid is gone) and ends th
   const dir = tempDir();
   const pidFile = join(dir, "sleep.pid");
   fx.fake.script(callBash({ script: `sleep 60 & echo $! > ${pidFile}; wait` }), answer("never reached"));
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const r = await claw.task.run({ prompt: "sleep for a minute", sessionKey: "cancel-me" });
   const pid = await readPid(pidFile);
   expect(processAlive(pid)).toBe(true);
@@ -174,7 +174,7 @@ test("cancel_task on a queued task just cancels it; the queue goes on; cancellin
   fx = await fixture();
   const g = gate();
   fx.fake.script(g.turn, answer("third"));
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   fx.track(g, (x) => x.open());
   const first = await claw.task.run({ prompt: "first", sessionKey: "q" });
   const second = await claw.task.run({ prompt: "second", sessionKey: "q" });
@@ -196,7 +196,7 @@ test("cancel_task on a queued task just cancels it; the queue goes on; cancellin
 test("a task's run reports progress: phase, latestUpdate and a compact timeline", async () => {
   fx = await fixture();
   fx.fake.script(callBash({ script: "echo one\necho two" }), answer("finished the job"));
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const r = await claw.task.run({ prompt: "x" });
   await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
   const t = await claw.task.get({ taskId: r.taskId, include: ["timeline"] });
@@ -215,7 +215,7 @@ test("the timeline stays bounded on long runs", async () => {
   fx = await fixture();
   const calls = Array.from({ length: 40 }, (_, i) => callBash({ script: `echo ${i}` }));
   fx.fake.script(...calls, answer("many steps"));
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const r = await claw.task.run({ prompt: "many steps" });
   await claw.task.check({ taskId: r.taskId, waitMs: 20_000 });
   const t = await claw.task.get({ taskId: r.taskId, include: ["timeline"] });
@@ -227,7 +227,7 @@ test("the timeline stays bounded on long runs", async () => {
 
 test("list_tasks: filters, counts per status, newest first, cursor paging, limit bounds", async () => {
   fx = await fixture();
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const ids: string[] = [];
   for (let i = 0; i < 7; i++)
     ids.push((await claw.task.create({ title: `work ${i}`, project: i < 5 ? "p1" : "p2" })).taskId);
@@ -263,7 +263,7 @@ test("TaskRow cuts the summary to 500 characters and says so", async () => {
   fx = await fixture();
   const long = "x".repeat(1200);
   fx.fake.script(answer(long));
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const r = await claw.task.run({ prompt: "long answer" });
   await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
   const row = (await claw.task.list()).tasks[0]!;

@@ -9,7 +9,7 @@ afterEach(async () => {
 
 test("each task request is recorded: op, task, poll number, wait asked/waited, status, duration, duplicate, terminal retrieval, error", async () => {
   fx = await fixture();
-  const claw = fx.track(taskClaw(fx.fake), (c) => c.close());
+  const claw = fx.track(await taskClaw(fx.fake), (c) => c.close());
   const r = await claw.task.run({
     prompt: "SECRET-PROMPT-TEXT count the files",
     sessionKey: "tele",
@@ -65,7 +65,7 @@ test("with CLAW_TELEMETRY_LOG=1 each record is also a JSON line in the log (neve
   fx = await fixture();
   const lines: string[] = [];
   const claw = fx.track(
-    taskClaw(fx.fake, {
+    await taskClaw(fx.fake, {
       env: { ...process.env, OPENROUTER_API_KEY: "k", CLAW_TELEMETRY_LOG: "1" },
       log: (l) => lines.push(l),
     }),

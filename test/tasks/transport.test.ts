@@ -13,7 +13,7 @@ const strip = <T extends Record<string, unknown>>(t: T) => ({ ...t, elapsedMs: 0
 
 test("run_task, check_task, get_task, task_get, list_tasks, cancel_task, task_create, task_update, task_telemetry over /do", async () => {
   fx = await fixture();
-  const server = fx.track(await startServer(taskClaw(fx.fake)), (s) => s.close());
+  const server = fx.track(await startServer(await taskClaw(fx.fake)), (s) => s.close());
   const claw = server.claw;
 
   const run = await server.op("run_task", { prompt: "hello over http", sessionKey: "http" });
@@ -67,7 +67,7 @@ test("an HTTP client that disconnects during check_task abandons its wait; the t
   fx = await fixture();
   const g = gate();
   fx.fake.script(g.turn);
-  const server = fx.track(await startServer(taskClaw(fx.fake)), (s) => s.close());
+  const server = fx.track(await startServer(await taskClaw(fx.fake)), (s) => s.close());
   fx.track(g, (x) => x.open());
   const claw = server.claw;
   const r = await claw.task.run({ prompt: "slow", sessionKey: "gone" });

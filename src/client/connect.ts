@@ -1,0 +1,158 @@
+/**
+ * connectClaw: the same handles as createClaw, over a running server. Calls go over `POST /do`,
+ * subscriptions over one WebSocket that reconnects and resumes by itself. The handle methods are
+ * derived from the server's own catalog, so every operation it serves has its method.
+ */
+import type { CatalogEntry } from "../catalog.js";
+import { ClawError } from "../errors.js";
+import { assembleHandles, type ClawApi } from "../handles/claw-api.js";
+import { deriveHandles } from "../handles/derive.js";
+import type { Caller } from "../handles/handle-types.js";
+import type { Response } from "../wire.js";
+import { type FetchLike, httpCall, postEnvelope, unreachable } from "./http-call.js";
+import { remoteSubscribe } from "./remote-subscribe.js";
+import { SocketChannel, type WebSocketCtor } from "./socket-channel.js";
+
+/** Options of {@link connectClaw}. */
+export interface ConnectOptions {
+  /** The server, e.g. "http://127.0.0.1:8000". */
+  url: string;
+  /** Bearer token. Default: CLAW_TOKEN where there is an environment */
+  token?: string;
+  /** fetch to use. Default: the global fetch */
+  fetch?: FetchLike;
+  /** WebSocket constructor to use (e.g. the `ws` package on Node 20). Default: the global WebSocket */
+  WebSocket?: new (
+    url: string,
+  ) => object;
+  /** Aborting it closes the client: calls in flight end, on the server too, and subscriptions end. */
+  signal?: AbortSignal;
+}
+
+/** A claw on a remote server: the same handles as a local one; what is synchronous locally returns a Promise here. */
+export interface RemoteClaw extends ClawApi<() => Promise<void>> {
+  /** The server's JSON Schema catalog. */
+  ops(): Promise<CatalogEntry[]>;
+  /** The server's Markdown guide. */
+  doc(): Promise<string>;
+}
+
+/**
+ * Calls sent at once; later ones queue in order. Thousands of simultaneous connections overflow
+ * a server's accept queue (and a browser allows only a few per origin anyway).
+ */
+const MAX_CONCURRENT_CALLS = 64;
+
+/** A FIFO limit on concurrent tasks. */
+class Slots {
+  private busy = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly max: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.busy >= this.max) await new Promise<void>((r) => this.queue.push(r));
+    else this.busy++;
+    try {
+      return await task();
+    } finally {
+      const next = this.queue.shift();
+      if (next) next();
+      else this.busy--;
+    }
+  }
+}
+
+function envToken(): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.CLAW_TOKEN || undefined;
+}
+
+/** Links a call's own signal with the client's, by hand (AbortSignal.any leaks on Node 20). */
+function linked(own: AbortSignal | undefined, client: AbortSignal): { signal: AbortSignal; release(): void } {
+  const c = new AbortController();
+  const abort = () => c.abort();
+  if (own?.aborted || client.aborted) c.abort();
+  own?.addEventListener("abort", abort, { once: true });
+  client.addEventListener("abort", abort, { once: true });
+  return {
+    signal: c.signal,
+    release: () => {
+      own?.removeEventListener("abort", abort);
+      client.removeEventListener("abort", abort);
+    },
+  };
+}
+
+/** Connects to a tsclaw server; rejects with a ClawError when it cannot be reached or refuses the token. */
+export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> {
+  const base = options.url.replace(/\/+$/, "");
+  const token = options.token ?? envToken();
+  const fetchImpl = options.fetch ?? (globalThis.fetch?.bind(globalThis) as FetchLike | undefined);
+  if (!fetchImpl) throw new ClawError("invalid_args", "no fetch on this platform; pass options.fetch");
+  const life = new AbortController();
+  // Subscriptions still being set up: a call waits for them, so it is ordered after them as locally.
+  const starting = new Set<Promise<void>>();
+  const started = (attempt: Promise<void>) => {
+    starting.add(attempt);
+    void attempt.then(() => starting.delete(attempt));
+  };
+  const inFlight = new Set<Promise<unknown>>();
+  const slots = new Slots(MAX_CONCURRENT_CALLS);
+  const untypedCall = async (name: string, args: unknown, ctx?: { signal?: AbortSignal }) => {
+    if (starting.size > 0) await Promise.all(starting);
+    const link = linked(ctx?.signal, life.signal);
+    const call = slots.run(() => httpCall(fetchImpl, base, token, name, args, link.signal));
+    inFlight.add(call);
+    try {
+      return await call;
+    } finally {
+      inFlight.delete(call);
+      link.release();
+    }
+  };
+  const call = untypedCall as Caller;
+  const { ops } = (await untypedCall("ops", {}, { signal: options.signal })) as { ops: CatalogEntry[] };
+
+  const wsUrl = `${base.replace(/^http/, "ws")}/ws${token ? `?token=${encodeURIComponent(token)}` : ""}`;
+  const WebSocketImpl = (options.WebSocket ?? (globalThis as { WebSocket?: unknown }).WebSocket) as
+    | WebSocketCtor
+    | undefined;
+  const channel = new SocketChannel(wsUrl, WebSocketImpl ?? missingWebSocket());
+  const close = async () => {
+    channel.close();
+    life.abort(); // calls in flight are cancelled on the server and still answered
+    await Promise.allSettled([...inFlight]);
+  };
+  if (options.signal?.aborted) void close();
+  options.signal?.addEventListener("abort", () => void close(), { once: true });
+
+  return {
+    ...assembleHandles(deriveHandles(ops, untypedCall), remoteSubscribe(channel, started)),
+    call,
+    do: async (request: unknown, ctx?: { signal?: AbortSignal }): Promise<Response> => {
+      const link = linked(ctx?.signal, life.signal);
+      try {
+        return await postEnvelope(fetchImpl, base, token, request, link.signal);
+      } catch (err) {
+        const id = (request as { id?: string | number } | null)?.id ?? null;
+        return { id, ok: false, error: unreachable(err, link.signal).toWire() };
+      } finally {
+        link.release();
+      }
+    },
+    ops: async () => ((await untypedCall("ops", {})) as { ops: CatalogEntry[] }).ops,
+    doc: async () => ((await untypedCall("doc", {})) as { markdown: string }).markdown,
+    close,
+  };
+}
+
+function missingWebSocket(): WebSocketCtor {
+  // Calls work without one; only subscribing needs it, and says so.
+  return class {
+    constructor() {
+      throw new ClawError(
+        "invalid_args",
+        "no WebSocket on this platform; pass options.WebSocket (e.g. the ws package)",
+      );
+    }
+  } as unknown as WebSocketCtor;
+}

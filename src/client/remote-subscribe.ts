@@ -1,0 +1,232 @@
+/**
+ * Remote subscriptions (callback and async iterator) over the client's socket channel. Each keeps
+ * the seq of the last event it delivered: after any reconnect it subscribes again with
+ * `after` = that seq and drops what it already has, so the caller sees every event once, in order.
+ * An iterator whose reader falls behind pauses (unsubscribes) and later re-reads from storage.
+ */
+import type { BusEvent } from "../bus/bus-service.js";
+import type { ClawError } from "../errors.js";
+import type { BusEventStream, BusHandle, SubscribeArgs } from "../handles/bus-handle.js";
+import type { ChannelMember, EventFrame, SocketChannel } from "./socket-channel.js";
+
+/** Where a subscription's events go. */
+interface Sink {
+  events(event: BusEvent): void;
+  fail(err: ClawError): void;
+  done(): void;
+}
+
+const DEFAULT_BUS = "thebus";
+
+/** One subscription's cursor and its server-side counterpart on the current connection. */
+class RemoteSubscription implements ChannelMember {
+  /** Seq of the last delivered event; undefined until the first subscribe says where "now" is. */
+  cursor: number | undefined;
+  private serverSub?: string;
+  private paused = false;
+  closed = false;
+  /** Settles when the first subscribe request has (or the connection failed): later calls wait for it. */
+  readonly started: Promise<void>;
+  private markStarted!: () => void;
+
+  constructor(
+    private readonly channel: SocketChannel,
+    private readonly bus: string,
+    after: number | undefined,
+    private readonly sink: Sink,
+  ) {
+    this.cursor = after;
+    this.started = new Promise((resolve) => (this.markStarted = resolve));
+  }
+
+  attach(): void {
+    if (this.closed || this.paused || this.serverSub) return;
+    const generation = this.channel.generation;
+    const args = this.cursor === undefined ? { bus: this.bus } : { bus: this.bus, after: this.cursor };
+    const onResult = (result: unknown) => {
+      const r = result as { sub: string; lastSeq: number };
+      if (generation !== this.channel.generation) return; // that connection is gone
+      if (this.closed || this.paused || this.serverSub) {
+        void this.channel.unbind(r.sub);
+        return;
+      }
+      this.cursor ??= r.lastSeq;
+      this.serverSub = r.sub;
+      this.channel.confirmed();
+      this.channel.bind(r.sub, this);
+    };
+    this.channel.request("subscribe", args, onResult).then(
+      () => this.markStarted(),
+      (err: ClawError) => {
+        this.markStarted();
+        if (err.code === "connection_failed" || this.closed) return; // the reconnect attaches again
+        if (err.retryable) {
+          setTimeout(() => this.attach(), 1000);
+          return;
+        }
+        this.close();
+        this.sink.fail(err);
+      },
+    );
+  }
+
+  detach(): void {
+    this.serverSub = undefined;
+    this.markStarted();
+  }
+
+  receive(frame: EventFrame): void {
+    if (this.closed || this.paused) return;
+    if (this.cursor !== undefined && frame.seq <= this.cursor) return; // delivered before a reconnect
+    this.cursor = frame.seq;
+    this.sink.events({ bus: frame.bus, seq: frame.seq, ts: frame.ts, payload: frame.payload });
+  }
+
+  /** Stops receiving; storage keeps what comes meanwhile. */
+  pause(): void {
+    if (this.paused || this.closed) return;
+    this.paused = true;
+    const sub = this.serverSub;
+    this.serverSub = undefined;
+    if (sub) void this.channel.unbind(sub);
+  }
+
+  /** Subscribes again after the cursor. */
+  resume(): void {
+    if (!this.paused || this.closed) return;
+    this.paused = false;
+    this.attach();
+  }
+
+  end(): void {
+    this.markStarted();
+    if (this.closed) return;
+    this.closed = true;
+    this.sink.done();
+  }
+
+  /** Ends the subscription; resolves once the server has stopped it. */
+  close(): Promise<void> {
+    this.markStarted();
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    const sub = this.serverSub;
+    this.serverSub = undefined;
+    const stopped = sub ? this.channel.unbind(sub) : Promise.resolve();
+    return stopped.finally(() => this.channel.remove(this));
+  }
+}
+
+function report(err: unknown): void {
+  // A handler's exception must not break the delivery of later events; surface it as the platform does.
+  (globalThis as { reportError?: (e: unknown) => void }).reportError?.(err);
+}
+
+const HIGH_WATER = 1000;
+
+/**
+ * The remote `subscribe` over `channel`. `started` is told of each new subscription's first
+ * attempt: the client holds later calls until it settled, so a call made after `subscribe()`
+ * is seen by the subscription, as it is locally.
+ */
+export function remoteSubscribe(
+  channel: SocketChannel,
+  started: (attempt: Promise<void>) => void,
+): BusHandle<() => Promise<void>>["subscribe"] {
+  function subscribe(args: SubscribeArgs, handler: (event: BusEvent) => void): () => Promise<void>;
+  function subscribe(args?: SubscribeArgs): BusEventStream;
+  function subscribe(
+    args: SubscribeArgs = {},
+    handler?: (event: BusEvent) => void,
+  ): (() => Promise<void>) | BusEventStream {
+    if (handler) {
+      const sub = new RemoteSubscription(channel, args.bus ?? DEFAULT_BUS, args.after, {
+        events: (e) => {
+          try {
+            handler(e);
+          } catch (err) {
+            report(err);
+          }
+        },
+        fail: report,
+        done: () => {},
+      });
+      channel.add(sub);
+      started(sub.started);
+      return () => sub.close();
+    }
+    const stream = iterate(channel, args);
+    started(stream.started);
+    return stream;
+  }
+  return subscribe;
+}
+
+function iterate(channel: SocketChannel, args: SubscribeArgs): BusEventStream & { started: Promise<void> } {
+  const buffer: BusEvent[] = [];
+  let waiter: { resolve(r: IteratorResult<BusEvent>): void; reject(e: unknown): void } | undefined;
+  let failure: ClawError | undefined;
+  let finished = false;
+  const settle = () => {
+    if (!waiter) return;
+    const w = waiter;
+    waiter = undefined;
+    if (failure) w.reject(failure);
+    else w.resolve({ value: undefined, done: true });
+  };
+  const sub = new RemoteSubscription(channel, args.bus ?? DEFAULT_BUS, args.after, {
+    events: (e) => {
+      if (waiter) {
+        const w = waiter;
+        waiter = undefined;
+        w.resolve({ value: e, done: false });
+        return;
+      }
+      buffer.push(e);
+      if (buffer.length >= HIGH_WATER) sub.pause();
+    },
+    fail: (err) => {
+      failure = err;
+      finished = true;
+      settle();
+    },
+    done: () => {
+      finished = true;
+      settle();
+    },
+  });
+  channel.add(sub);
+  const close = () => {
+    finished = true;
+    buffer.length = 0;
+    void sub.close();
+    settle();
+  };
+  const stream: BusEventStream & { started: Promise<void> } = {
+    started: sub.started,
+    next() {
+      const e = buffer.shift();
+      if (e) {
+        if (buffer.length === 0) sub.resume();
+        return Promise.resolve({ value: e, done: false });
+      }
+      if (failure) {
+        const err = failure;
+        failure = undefined;
+        return Promise.reject(err);
+      }
+      if (finished) return Promise.resolve({ value: undefined, done: true });
+      sub.resume();
+      return new Promise((resolve, reject) => (waiter = { resolve, reject }));
+    },
+    return() {
+      close();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    close,
+    [Symbol.asyncIterator]() {
+      return stream;
+    },
+  };
+  return stream;
+}

@@ -1,0 +1,81 @@
+/** Task events on the `tasks` bus and task.watch, through the typed API (local and remote). */
+import { afterEach, beforeEach, expect, test } from "vitest";
+import type { Claw, Task } from "../../src/index.js";
+import { apiClaw } from "../helpers/claw.js";
+import { completion } from "./helpers.js";
+
+let claw: Claw;
+beforeEach(async () => {
+  claw = await apiClaw();
+});
+afterEach(async () => {
+  await claw.close();
+});
+
+/** The payloads on the tasks bus once there are `n` (events follow their change's commit). */
+async function taskEvents(n: number): Promise<any[]> {
+  const events: any[] = [];
+  while (events.length < n) {
+    const r = await claw.bus.read({ bus: "tasks", after: events.length, waitMs: 5000 });
+    events.push(...r.events.map((e) => e.payload));
+  }
+  return events;
+}
+
+test("every accepted change is published to the tasks bus with status, phase, version and latest update", async () => {
+  const t = await claw.task.create({ title: "tracked", project: "p1" });
+  await claw.task.update({ taskId: t.taskId, expectedVersion: 1, status: "in_progress" });
+  await expect(claw.task.update({ taskId: t.taskId, expectedVersion: 1, title: "stale" })).rejects.toMatchObject({
+    code: "version_conflict",
+  });
+  await claw.task.update({ taskId: t.taskId, expectedVersion: 2, title: "renamed" });
+  await claw.task.update({ taskId: t.taskId, expectedVersion: 3, status: "blocked", handoff: { blockers: "x" } });
+  const events = await taskEvents(4);
+  expect(events.map((e) => e.version)).toEqual([1, 2, 3, 4]); // the refused update published nothing
+  const now = await claw.task.get({ taskId: t.taskId });
+  expect(events[3]).toMatchObject({ status: "blocked", phase: now.phase, latestUpdate: now.latestUpdate });
+  expect(events[0]).toMatchObject({ type: "task", taskId: t.taskId, sessionKey: null, project: "p1", status: "todo" });
+  expect(events[1]).toMatchObject({ status: "in_progress", version: 2 });
+  for (const e of events) {
+    expect(Object.keys(e).sort()).toEqual(
+      ["type", "taskId", "sessionKey", "project", "status", "phase", "version", "latestUpdate", "at"].sort(),
+    );
+    expect(typeof e.at).toBe("number");
+  }
+});
+
+test("task.watch yields the current snapshot, one per later change, and ends after the terminal one", async () => {
+  const t = await claw.task.create({ title: "watched" });
+  const seen: Task[] = [];
+  const watching = (async () => {
+    for await (const snap of claw.task.watch({ taskId: t.taskId })) seen.push(snap);
+  })();
+  const until = async (n: number) => {
+    while (seen.length < n) await new Promise((r) => setTimeout(r, 5));
+  };
+  await until(1);
+  await claw.task.update({ taskId: t.taskId, expectedVersion: 1, status: "in_progress" });
+  await until(2);
+  await claw.task.update({ taskId: t.taskId, expectedVersion: 2, ...completion(claw, { ...t, version: 2 }) });
+  await watching; // ended by itself after the terminal snapshot
+  expect(seen.map((s) => [s.version, s.status])).toEqual([
+    [1, "todo"],
+    [2, "in_progress"],
+    [3, "done"],
+  ]);
+});
+
+test("task.watch of a finished task yields it once and ends at once; close() ends a watch early", async () => {
+  const t = await claw.task.create({ title: "short" });
+  const done = await claw.task.cancel({ taskId: t.taskId });
+  const seen: number[] = [];
+  for await (const snap of claw.task.watch({ taskId: t.taskId })) seen.push(snap.version);
+  expect(seen).toEqual([done.version]);
+
+  const open = await claw.task.create({ title: "open" });
+  const watch = claw.task.watch({ taskId: open.taskId });
+  expect((await watch.next()).value).toMatchObject({ taskId: open.taskId, version: 1 });
+  const pending = watch.next();
+  watch.close();
+  expect(await pending).toMatchObject({ done: true });
+});
