@@ -56,7 +56,7 @@ test("task.watch yields the current snapshot, one per later change, and ends aft
   await until(1);
   await claw.task.update({ taskId: t.taskId, expectedVersion: 1, status: "in_progress" });
   await until(2);
-  await claw.task.update({ taskId: t.taskId, expectedVersion: 2, ...completion(claw, { ...t, version: 2 }) });
+  await claw.task.update(completion(claw, { ...t, version: 2 }));
   await watching; // ended by itself after the terminal snapshot
   expect(seen.map((s) => [s.version, s.status])).toEqual([
     [1, "todo"],
