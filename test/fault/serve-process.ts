@@ -121,7 +121,9 @@ export function spawnServe(
   env: NodeJS.ProcessEnv = {},
   options: SpawnOptions = {},
 ): ChildProcess {
-  const argv = [...cli, "serve", "--listen", "127.0.0.1:0", "--db", db, "--project", "fault", ...extraArgs];
+  // A caller may pick the address (a restart on the same port); otherwise any free port.
+  const listen = extraArgs.includes("--listen") ? [] : ["--listen", "127.0.0.1:0"];
+  const argv = [...cli, "serve", ...listen, "--db", db, "--project", "fault", ...extraArgs];
   // bash execs node, so the pid stays the server's.
   const [command, ...args] =
     options.nofile === undefined ? argv : ["bash", "-c", `ulimit -n ${options.nofile} && exec "$@"`, "serve", ...argv];
