@@ -66,18 +66,22 @@ function envToken(): string | undefined {
   return env?.CLAW_TOKEN || undefined;
 }
 
-/** Links a call's own signal with the client's, by hand (AbortSignal.any leaks on Node 20). */
-function linked(own: AbortSignal | undefined, client: AbortSignal): { signal: AbortSignal; release(): void } {
+/**
+ * One controller per call, aborted by the call's own signal or by the client's close. The client
+ * keeps its calls in a set instead of listening on one shared signal, whose listeners would pile
+ * up with many calls in flight (and AbortSignal.any leaks on Node 20).
+ */
+function linked(own: AbortSignal | undefined, calls: Set<AbortController>): { signal: AbortSignal; release(): void } {
   const c = new AbortController();
   const abort = () => c.abort();
-  if (own?.aborted || client.aborted) c.abort();
+  if (own?.aborted) c.abort();
   own?.addEventListener("abort", abort, { once: true });
-  client.addEventListener("abort", abort, { once: true });
+  calls.add(c);
   return {
     signal: c.signal,
     release: () => {
       own?.removeEventListener("abort", abort);
-      client.removeEventListener("abort", abort);
+      calls.delete(c);
     },
   };
 }
@@ -88,7 +92,8 @@ export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> 
   const token = options.token ?? envToken();
   const fetchImpl = options.fetch ?? (globalThis.fetch?.bind(globalThis) as FetchLike | undefined);
   if (!fetchImpl) throw new ClawError("invalid_args", "no fetch on this platform; pass options.fetch");
-  const life = new AbortController();
+  const calls = new Set<AbortController>();
+  let closed = false;
   // Subscriptions still being set up: a call waits for them, so it is ordered after them as locally.
   const starting = new Set<Promise<void>>();
   const started = (attempt: Promise<void>) => {
@@ -99,7 +104,8 @@ export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> 
   const slots = new Slots(MAX_CONCURRENT_CALLS);
   const untypedCall = async (name: string, args: unknown, ctx?: { signal?: AbortSignal }) => {
     if (starting.size > 0) await Promise.all(starting);
-    const link = linked(ctx?.signal, life.signal);
+    if (closed) throw new ClawError("cancelled", "the client is closed");
+    const link = linked(ctx?.signal, calls);
     const call = slots.run(() => httpCall(fetchImpl, base, token, name, args, link.signal));
     inFlight.add(call);
     try {
@@ -118,8 +124,9 @@ export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> 
     | undefined;
   const channel = new SocketChannel(wsUrl, WebSocketImpl ?? missingWebSocket());
   const close = async () => {
+    closed = true;
     channel.close();
-    life.abort(); // calls in flight are cancelled on the server and still answered
+    for (const c of calls) c.abort(); // calls in flight are cancelled on the server and still answered
     await Promise.allSettled([...inFlight]);
   };
   if (options.signal?.aborted) void close();
@@ -129,7 +136,7 @@ export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> 
     ...assembleHandles(deriveHandles(ops, untypedCall), remoteSubscribe(channel, started)),
     call,
     do: async (request: unknown, ctx?: { signal?: AbortSignal }): Promise<Response> => {
-      const link = linked(ctx?.signal, life.signal);
+      const link = linked(ctx?.signal, calls);
       try {
         return await postEnvelope(fetchImpl, base, token, request, link.signal);
       } catch (err) {
