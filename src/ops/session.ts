@@ -95,7 +95,11 @@ export const steerOp = queueOp(
   "steer",
   "Queue a message delivered at the next turn boundary of the active run (tool calls not yet started are skipped).",
 );
-export const followUpOp = queueOp("follow_up", "followUp", "Queue a message delivered when the active run would otherwise end.");
+export const followUpOp = queueOp(
+  "follow_up",
+  "followUp",
+  "Queue a message delivered when the active run would otherwise end.",
+);
 
 export const abortOp = defineOp({
   name: "abort",

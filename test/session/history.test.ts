@@ -168,7 +168,7 @@ describe("export and inspection", () => {
     expect(md).toContain("exported");
     expect(md).toContain("## Assistant\n\nAll done.");
 
-    const lines = ((await s.export({ format: "jsonl" })).content)
+    const lines = (await s.export({ format: "jsonl" })).content
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));

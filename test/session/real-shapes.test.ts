@@ -86,7 +86,7 @@ describe("output items kept and replayed", () => {
       reasoning: 40,
       cost: 0.0125,
     });
-    const jsonl = ((await s.export({ format: "jsonl" })).content)
+    const jsonl = (await s.export({ format: "jsonl" })).content
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
