@@ -145,7 +145,7 @@ test("continuity_context: identity, open tasks, recent handoffs and recent memor
 
 test("memory_search bounds its query: 4096 characters, only the first 32 words count", async () => {
   await claw.memory.add({ text: "the checkpoint worker copies pages" });
-  const huge = await claw.do({ op: "memory_search", args: { query: "checkpoint ".repeat(1024 * 1024) } });
+  const huge = await claw.do({ op: "memory_search", args: { query: "checkpoint ".repeat(100 * 1024) } }); // 1.1 MB: past 4096 characters, inside the 10 MiB request limit
   expect(huge).toMatchObject({ ok: false, error: { code: "invalid_args" } });
   expect(JSON.stringify(huge)).toContain("at most 4096 characters");
   // 40 distinct words: the match still works on the first 32, the rest is never scanned.
