@@ -44,6 +44,7 @@ export const docOp = defineOp({
 export const cancelCallOp = defineOp({
   name: "cancel_call",
   group: "meta",
+  flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   summary: "End a call in flight that was sent with a `callId` in its envelope, as if its caller had gone away.",
   notes:
     "The cancelled call still answers, the way a caller that goes away would see it: a check_task wait ends with the current snapshot, bash is killed, a long-polling read returns. The remote client (`tsclaw/client`) sends it when a call's AbortSignal aborts.",
