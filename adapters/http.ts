@@ -14,6 +14,7 @@ import { closeMcpSessions, closeMcpStreams, McpHttpMount, type McpHttpOptions } 
 import { parserError, rawErrorResponse } from "./raw-response.js";
 import { type AccessPolicy, checkAccess, createAccessPolicy } from "./security.js";
 import { closeSseStreams, handleSse } from "./sse.js";
+import { defaultUiDir, serveUi } from "./ui-static.js";
 
 /** Options of the HTTP server. */
 export interface HttpOptions {
@@ -23,6 +24,8 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** MCP over Streamable HTTP at /mcp; false leaves it out. Default: mounted with default options */
   mcp?: McpHttpOptions | false;
+  /** Directory of the built web UI served at /ui; false leaves /ui out. Default: dist/ui of the package */
+  ui?: string | false;
 }
 
 function send(res: ServerResponse, status: number, body: string, type = "application/json"): void {
@@ -92,6 +95,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
   const policy = options.policy;
   const limit = options.maxBodyBytes ?? claw.config.limits.maxRequestBytes;
   const mcp = options.mcp === false ? undefined : new McpHttpMount(claw, options.mcp);
+  const uiDir = options.ui === false ? undefined : (options.ui ?? defaultUiDir());
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const route = `${req.method} ${url.pathname}`;
@@ -112,6 +116,10 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
         const section = url.searchParams.get("section") ?? undefined;
         return send(res, 200, claw.doc({ op, section }), "text/markdown");
       }
+      // The page and its assets hold no data: no token, so a browser can load them and ask for it.
+      if (options.ui !== false && (url.pathname === "/ui" || url.pathname.startsWith("/ui/")))
+        return serveUi(url.pathname, req, res, uiDir);
+      if (options.ui !== false && route === "GET /favicon.ico") return serveUi("/ui/favicon.svg", req, res, uiDir);
       if (url.pathname === "/do") {
         checkAccess(req, policy, { stream: false });
         if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
@@ -134,7 +142,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       }
       throw new ClawError(
         "not_found",
-        `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /mcp, /ws`,
+        `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /mcp, /ws, GET /ui`,
       );
     };
     run().catch((err) => sendError(res, err));

@@ -6,6 +6,7 @@ import { createClaw } from "../../src/claw.js";
 import type { listenAddress } from "../../src/config/parsers.js";
 import { bindHttp } from "../http.js";
 import { createAccessPolicy } from "../security.js";
+import { defaultUiDir } from "../ui-static.js";
 import { attachWebSocket } from "../ws-server.js";
 import type { CommandLine } from "./flags.js";
 import { flagsHelp } from "./help.js";
@@ -15,11 +16,22 @@ import { checkTokenChoice, resolveServerToken, type TokenChoice } from "./server
 /** Help of `tsclaw serve`. */
 export const SERVE_HELP = `Usage: tsclaw serve [flags]
 
-Serves POST /do, GET /doc, GET /health, GET /bus/<name>/events (SSE), /ws (WebSocket) and /mcp (MCP).
+Serves POST /do, GET /doc, GET /health, GET /bus/<name>/events (SSE), /ws (WebSocket), /mcp (MCP)
+and the web dashboard at GET /ui.
 SIGINT/SIGTERM shut it down cleanly (in-flight calls answered, runs marked interrupted).
 
 Flags (each also from its environment variable):
 ${flagsHelp("serve")}`;
+
+/**
+ * Where the dashboard is. The token rides in the fragment (never sent to a server, never in a
+ * log) and only on the start that generated it, the one time the token itself is printed.
+ */
+function uiLine(url: string, token: ReturnType<typeof resolveServerToken>, value: string): string {
+  if (defaultUiDir() === undefined) return "not built (npm run build writes dist/ui)";
+  if (token.generated) return `${url}/ui#token=${encodeURIComponent(value)}`;
+  return `${url}/ui  (it asks for the token: ${token.hint})`;
+}
 
 /** Runs the server until SIGINT/SIGTERM; resolves with the exit code. */
 export async function serve(cl: CommandLine): Promise<number> {
@@ -89,7 +101,8 @@ export async function serve(cl: CommandLine): Promise<number> {
   if (insecureLoopback)
     log("  WARNING:  --insecure-loopback: any user or process on this machine may call this server without the token");
   if (allowedOrigins.length) log(`  origins:  same-origin and ${allowedOrigins.join(", ")}`);
-  log(`  guide:    ${http.url}/doc`);
+  log(`  ui:       ${uiLine(http.url, serverToken, policy.token)}`);
+  log(`  guide:    ${http.url}/doc`); // last: scripts and tests wait for this line
 
   return new Promise<number>((resolve) => {
     let stopping = false;

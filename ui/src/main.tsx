@@ -1,0 +1,6 @@
+/** Entry of the dashboard bundle. */
+import { render } from "preact";
+import { App } from "./app.js";
+import "../style.css";
+
+render(<App />, document.getElementById("app")!);
