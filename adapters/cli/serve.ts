@@ -85,7 +85,10 @@ export async function serve(cl: CommandLine): Promise<number> {
   });
   // Keys and token are read: take them out of /proc/<pid>/environ and cmdline.
   const scrubbed = scrubOwnSecrets((name) => name === "CLAW_TOKEN" || isProviderKeyVar(name), ["--token"]);
-  const http = bound.attach(claw, { policy });
+  const http = bound.attach(claw, {
+    policy,
+    mcp: { pollAfterMs: cl.get<number>("mcp-poll"), testTools: cl.get<boolean>("mcp-test-tools") ?? false },
+  });
   const ws = attachWebSocket(claw, http.server, { policy });
   const c = claw.config;
   const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -101,6 +104,8 @@ export async function serve(cl: CommandLine): Promise<number> {
   if (insecureLoopback)
     log("  WARNING:  --insecure-loopback: any user or process on this machine may call this server without the token");
   if (allowedOrigins.length) log(`  origins:  same-origin and ${allowedOrigins.join(", ")}`);
+  if (cl.get<boolean>("mcp-test-tools"))
+    log("  mcp:      serving the test probe tool test_reconnection (--mcp-test-tools)");
   log(`  ui:       ${uiLine(http.url, serverToken, policy.token)}`);
   log(`  guide:    ${http.url}/doc`); // last: scripts and tests wait for this line
 

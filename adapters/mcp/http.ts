@@ -1,14 +1,16 @@
 /**
  * Streamable HTTP at /mcp: POST carries messages, GET opens the server stream, DELETE ends a
  * session. One SDK transport and one MCP server per session; each session's events are kept
- * for replay (Last-Event-ID), so a dropped or polled stream resumes. Access (token, Origin,
- * Host) is checked by the HTTP adapter before a request gets here.
+ * for replay (Last-Event-ID), so a dropped or polled stream resumes, and long calls poll (see
+ * polling.ts). Access (token, Origin, Host) is checked by the HTTP adapter before a request
+ * gets here.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Claw } from "../../src/claw.js";
 import { MemoryEventStore } from "./event-store.js";
+import { SessionStreams } from "./polling.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 
 /** Options of the /mcp mount. */
@@ -19,14 +21,25 @@ export interface McpHttpOptions extends McpServerOptions {
   replayEvents?: number;
   /** Reconnect delay a client is told in the SSE `retry` field, in ms. Default: 1000 */
   retryIntervalMs?: number;
+  /**
+   * Interval, in ms, at which a long call's SSE stream is closed for the client to reconnect
+   * (sessions of revision 2025-11-25); 0 keeps streams open to the end. Default: 30000
+   */
+  pollAfterMs?: number;
+  /** Serve the probe tools of MCP test suites (test_reconnection). Default: false */
+  testTools?: boolean;
   /** Largest POST body, in bytes. Default: the claw's limits.maxRequestBytes */
   maxBodyBytes?: number;
 }
 
 interface Session {
   transport: StreamableHTTPServerTransport;
+  streams: SessionStreams;
   lastUsed: number;
 }
+
+/** Default interval of polling closes, in ms. */
+export const DEFAULT_POLL_AFTER_MS = 30_000;
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   if (res.headersSent) return;
@@ -77,6 +90,7 @@ export class McpHttpMount {
       const session = this.sessions.get(sessionId);
       if (!session) return jsonRpcError(res, 404, -32001, "Session not found; initialize a new one");
       session.lastUsed = performance.now();
+      session.streams.claim(req);
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") {
@@ -89,23 +103,28 @@ export class McpHttpMount {
   }
 
   private open(): StreamableHTTPServerTransport {
+    const retryMs = this.options.retryIntervalMs ?? 1000;
+    // A closed call's answer waits this long for its client to reconnect (told to wait retryMs).
+    const store = new MemoryEventStore(this.options.replayEvents, Math.max(10_000, 5 * retryMs));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      eventStore: new MemoryEventStore(this.options.replayEvents),
-      retryInterval: this.options.retryIntervalMs ?? 1000,
+      eventStore: store,
+      retryInterval: retryMs,
       maxRequestBodySize: this.options.maxBodyBytes ?? this.claw.config.limits.maxRequestBytes,
       onsessioninitialized: (id) => {
         this.evictIfFull();
-        this.sessions.set(id, { transport, lastUsed: performance.now() });
+        this.sessions.set(id, { transport, streams, lastUsed: performance.now() });
       },
       onsessionclosed: (id) => {
         this.sessions.delete(id);
       },
     });
+    const streams = new SessionStreams(transport, store, this.options.pollAfterMs ?? DEFAULT_POLL_AFTER_MS);
     transport.onclose = () => {
+      store.close();
       if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
     };
-    const server = createMcpServer(this.claw, this.options);
+    const server = createMcpServer(this.claw, this.options, { streams, testTools: this.options.testTools });
     server.connect(transport).catch((err) => this.claw.config.log(`tsclaw mcp: ${(err as Error).message}`));
     return transport;
   }

@@ -83,6 +83,12 @@ function planFor(claw: Claw, op: string, args: Args): ProgressPlan | undefined {
 /** Ops that report progress. */
 export const PROGRESS_OPS: ReadonlySet<string> = new Set(["prompt", "bash", "check_task", "read"]);
 
+/** True for the calls that may run long: `prompt`, `bash`, `check_task`, and `read` with `waitMs`. */
+export function isLongCall(op: string, args: Args): boolean {
+  if (op === "read") return typeof args.waitMs === "number" && args.waitMs > 0;
+  return PROGRESS_OPS.has(op);
+}
+
 /**
  * Starts reporting the progress of one call; returns the function that stops it (call it
  * before the result is sent). Does nothing for calls that have no progress to report.

@@ -12,10 +12,12 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Claw } from "../../src/claw.js";
-import { startProgress } from "./progress.js";
+import { type CallStreams, pollDuring } from "./polling.js";
+import { isLongCall, startProgress } from "./progress.js";
 import { registerResources } from "./resources.js";
 import { taskResult } from "./task-result.js";
 import { ClawTaskStore } from "./task-store.js";
+import { callTestTool, TEST_TOOLS } from "./test-tools.js";
 import { TASK_TOOL, toolsOf } from "./tool-list.js";
 import { toToolResult } from "./tool-result.js";
 
@@ -25,15 +27,29 @@ export interface McpServerOptions {
   progressIntervalMs?: number;
 }
 
+/** What the transport under a server adds (Streamable HTTP); absent on stdio. */
+export interface McpTransportFeatures {
+  /** Lets long calls close and resume their SSE stream (polling). */
+  streams?: CallStreams;
+  /** Serves the probe tools of MCP test suites (test_reconnection) besides the registry's. Default: false */
+  testTools?: boolean;
+}
+
 const INSTRUCTIONS =
   "tsclaw: every operation is a tool named as the operation. Read the resource tsclaw://guide (or call the doc tool) " +
   "for the contracts. run_task starts an agent run as a durable task (task-augmented calls make it an MCP task with the " +
   "same id); without task support, poll it with check_task, which waits server-side.";
 
 /** Creates an MCP server for `claw`; connect it to one transport. */
-export function createMcpServer(claw: Claw, options: McpServerOptions = {}): Server {
+export function createMcpServer(
+  claw: Claw,
+  options: McpServerOptions = {},
+  features: McpTransportFeatures = {},
+): Server {
   const heartbeatMs = options.progressIntervalMs ?? 5000;
-  const tools = toolsOf(claw.services.ops);
+  const { streams } = features;
+  const testTools = new Set(features.testTools ? TEST_TOOLS.map((t) => t.name) : []);
+  const tools = features.testTools ? [...toolsOf(claw.services.ops), ...TEST_TOOLS] : toolsOf(claw.services.ops);
   const toolNames = new Set(tools.map((t) => t.name));
   const store = new ClawTaskStore(claw);
   const server = new Server(
@@ -62,6 +78,7 @@ export function createMcpServer(claw: Claw, options: McpServerOptions = {}): Ser
       }
       return { task: await extra.taskStore!.createTask({ ttl: task.ttl }) };
     }
+    if (testTools.has(name)) return callTestTool(name, streams, extra.requestId);
     const progressToken = extra._meta?.progressToken;
     const stop =
       progressToken === undefined
@@ -77,10 +94,12 @@ export function createMcpServer(claw: Claw, options: McpServerOptions = {}): Ser
             },
             heartbeatMs,
           );
+    const stopPolling = isLongCall(name, args) ? pollDuring(streams, extra.requestId) : () => {};
     try {
       // notifications/cancelled aborts extra.signal: the call ends as on a disconnect (bash killed).
       return toToolResult(await claw.do({ op: name, args }, { transport: "mcp", signal: extra.signal }));
     } finally {
+      stopPolling();
       stop();
     }
   });

@@ -49,6 +49,14 @@ export const duration: Parser<number> = (value, label) => {
   return ms;
 };
 
+/** A Go duration ("30s", "2m") or 0 for never, in milliseconds; at most 24 days (a timer's range). */
+export const durationOrNever: Parser<number> = (value, label) => {
+  const ms = parseGoDuration(value);
+  if (ms === undefined || ms < 0 || ms > 2_147_483_647)
+    throw new SettingError(`${label} must be a Go duration such as "30s" or "2m", or 0 for never, not "${value}"`);
+  return ms;
+};
+
 /** One of a fixed set of words. */
 export function oneOf<const T extends string>(choices: readonly T[]): Parser<T> {
   return (value, label) => {

@@ -1,6 +1,6 @@
 /** Part of the config table (assembled in settings.ts): settings of `tsclaw serve` only (listening, tokens, connections). */
 import { DEFAULTS } from "./defaults.js";
-import { anyText, boolean, duration, listenAddress, origin, positiveInt, text } from "./parsers.js";
+import { anyText, boolean, duration, durationOrNever, listenAddress, origin, positiveInt, text } from "./parsers.js";
 import { type AnySetting, setting } from "./setting-shape.js";
 
 /** Settings of `tsclaw serve` only (listening, tokens, connections). */
@@ -97,5 +97,21 @@ export const SERVE_SETTINGS: readonly AnySetting[] = [
     commands: ["serve"],
     parse: positiveInt,
     option: (maxCallsPerConnection: number) => ({ limits: { maxCallsPerConnection } }),
+  }),
+  setting({
+    flag: "mcp-poll",
+    env: "CLAW_MCP_POLL",
+    value: "DUR",
+    help: "close a long MCP call's SSE stream this often so the client reconnects (sessions of MCP 2025-11-25); 0 never",
+    default: "30s",
+    commands: ["serve"],
+    parse: durationOrNever,
+  }),
+  setting({
+    flag: "mcp-test-tools",
+    env: "CLAW_MCP_TEST_TOOLS",
+    help: "serve the MCP test suites' probe tool test_reconnection besides the operations (for conformance runs)",
+    commands: ["serve"],
+    parse: boolean,
   }),
 ];

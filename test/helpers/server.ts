@@ -5,6 +5,7 @@
  */
 
 import { listenHttp, type RunningHttp } from "../../adapters/http.js";
+import type { McpHttpOptions } from "../../adapters/mcp/http.js";
 import { type AccessPolicy, createAccessPolicy } from "../../adapters/security.js";
 import { attachWebSocket } from "../../adapters/ws-server.js";
 import type { Claw } from "../../src/index.js";
@@ -35,6 +36,8 @@ export interface TestServerOptions {
   insecureLoopback?: boolean;
   /** Origins allowed besides same-origin. Default: none */
   allowedOrigins?: string[];
+  /** Options of /mcp. Default: the defaults */
+  mcp?: McpHttpOptions;
 }
 
 /** Merges headers, dropping the ones set to undefined. */
@@ -55,7 +58,7 @@ export async function startServer(claw: Claw, options: TestServerOptions = {}): 
     insecureLoopback: options.insecureLoopback,
     allowedOrigins: options.allowedOrigins,
   });
-  const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy });
+  const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy, mcp: options.mcp });
   const ws = attachWebSocket(claw, http.server, { policy });
   claw.serveAs({ url: http.url, token: policy.token });
   const auth = { authorization: `Bearer ${policy.token}` };
