@@ -1,15 +1,20 @@
 /**
  * One streaming peer (a WebSocket or a stdio pair): turns each incoming text frame into
  * `claw.do`, pipelined (no frame waits for the one before it), sends each response when it is
- * ready, and owns the peer's subscriptions and the abort signal of its in-flight calls. The
- * transports around it only move frames and decide what "too slow" means.
+ * ready, and owns the streams that stream operations open on it (each drained under the one
+ * backpressure contract, its items encoded as event frames by wire.ts) and the abort signal of
+ * its in-flight calls. The transports around it only move frames and decide what "too slow"
+ * means.
  */
+import { randomUUID } from "node:crypto";
+import type { StoredEvent } from "../src/bus/event-store.js";
 import type { Claw } from "../src/claw.js";
 import { ClawError } from "../src/errors.js";
 import type { Connection, Transport } from "../src/registry.js";
-import { encodeResponse, errorResponse, idOf, parseJson } from "../src/wire.js";
+import { pipeStream, type StreamSource } from "../src/stream.js";
+import { encodeEventFrame, encodeResponse, errorResponse, idOf, parseJson } from "../src/wire.js";
 
-/** What a subscription has delivered so far (for resuming with `after`). */
+/** What a stream has delivered so far (for resuming with `after`). */
 export interface DeliveredCursor {
   sub: string;
   bus: string;
@@ -23,16 +28,15 @@ export interface PeerTransport {
   /** Sends a response or notice frame. */
   sendFrame(text: string): void;
   /**
-   * Sends an event frame of subscription `sub`. Returns false when the peer is too slow; the
-   * transport then decides (cut the subscription or the whole connection) and the event is
-   * not sent.
+   * Sends an event frame of stream `sub`. Returns false when the peer is too slow; the
+   * transport then decides (cut the stream or the whole connection) and the event is not sent.
    */
   sendEvent(text: string, sub: string): boolean;
   /** True while frames queue faster than the peer reads them (backlog delivery pauses). */
   congested(): boolean;
   /** Calls `fn` once, after the queued frames have drained (never synchronously). */
   onDrain(fn: () => void): void;
-  /** Max subscriptions. */
+  /** Max streams (subscriptions) open at once. */
   maxSubscriptions: number;
   /**
    * Calls in flight past which a new frame is answered `too_many_requests` at once (transports
@@ -41,15 +45,18 @@ export interface PeerTransport {
   maxInFlight?: number;
 }
 
-// The frame is built by eventFrameJson in src/ops/bus.ts: {"event":"bus","sub":"…","bus":"…","seq":N,…
-const EVENT_PREFIX = /^\{"event":"bus","sub":("(?:[^"\\]|\\.)*"),"bus":("(?:[^"\\]|\\.)*"),"seq":(\d+)/;
+/** One open stream of the peer: its source and what it has delivered. */
+interface OpenStream {
+  source: StreamSource;
+  cursor: DeliveredCursor;
+}
 
 /** A live peer. */
 export class Peer {
-  /** The connection handed to operations (subscribe/unsubscribe use it). */
+  /** The connection handed to operations: stream operations attach their streams to it. */
   readonly connection: Connection;
   private readonly abort = new AbortController();
-  private readonly cursors = new Map<string, DeliveredCursor>();
+  private readonly streams = new Map<string, OpenStream>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
   private closedFlag = false;
@@ -58,19 +65,20 @@ export class Peer {
     private readonly claw: Claw,
     private readonly t: PeerTransport,
   ) {
-    const subscriptions = new Map<string, () => void>();
     this.connection = {
-      subscriptions,
-      maxSubscriptions: t.maxSubscriptions,
-      send: (json) => this.pushEvent(json),
-      congested: () => t.congested(),
-      onDrain: (fn) => t.onDrain(fn),
+      attach: (source, bus) => this.attach(source, bus),
+      detach: (sub) => this.detach(sub),
     };
   }
 
   /** Calls in progress. */
   get pending(): number {
     return this.inFlight;
+  }
+
+  /** Streams open. */
+  get streamCount(): number {
+    return this.streams.size;
   }
 
   /** True once closed. */
@@ -103,7 +111,7 @@ export class Peer {
       .do(value, { transport: this.t.transport, signal: this.abort.signal, connection: this.connection })
       .then((response) => {
         if (!this.closedFlag) this.t.sendFrame(encodeResponse(response));
-        else this.cancelAll(); // a handler that subscribed after the close must not leak
+        else this.closeStreams(); // a stream attached after the close must not leak
       })
       .catch((err: unknown) => {
         // Encoding or sending failed (a result too large to encode, a transport that threw):
@@ -131,59 +139,62 @@ export class Peer {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** The last delivered seq of every subscription still open. */
+  /** The last delivered seq of every stream still open. */
   delivered(): DeliveredCursor[] {
-    return [...this.cursors.values()].filter((c) => this.connection.subscriptions.has(c.sub));
+    return [...this.streams.values()].map((s) => ({ ...s.cursor }));
   }
 
-  /** Cancels one subscription (the transport found it too slow); returns its cursor. */
+  /** Closes one stream (the transport found it too slow); returns what it delivered. */
   cutSubscription(sub: string): DeliveredCursor | undefined {
-    const cancel = this.connection.subscriptions.get(sub);
-    cancel?.();
-    this.connection.subscriptions.delete(sub);
-    const cursor = this.cursors.get(sub);
-    this.cursors.delete(sub);
-    return cursor;
+    const stream = this.streams.get(sub);
+    if (!stream) return undefined;
+    this.detach(sub);
+    return stream.cursor;
   }
 
-  /** Ends the peer: subscriptions cancelled, in-flight calls' signals aborted, no more frames sent. */
+  /** Ends the peer: streams closed, in-flight calls' signals aborted, no more frames sent. */
   close(): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
-    this.cancelAll();
+    this.closeStreams();
     this.abort.abort(new ClawError("cancelled", "the connection closed"));
   }
 
-  private cancelAll(): void {
-    for (const cancel of this.connection.subscriptions.values()) cancel();
-    this.connection.subscriptions.clear();
+  private closeStreams(): void {
+    for (const s of this.streams.values()) s.source.close();
+    this.streams.clear();
   }
 
-  /** Forgets cursors of subscriptions that were unsubscribed, so the map stays bounded. */
-  private pruneCursors(): void {
-    if (this.cursors.size < this.connection.subscriptions.size + 16) return;
-    for (const sub of this.cursors.keys()) if (!this.connection.subscriptions.has(sub)) this.cursors.delete(sub);
+  private attach(source: StreamSource, bus: string): string {
+    if (this.streams.size >= this.t.maxSubscriptions) {
+      throw new ClawError(
+        "too_many_requests",
+        `this connection already has ${this.streams.size} subscriptions (limit ${this.t.maxSubscriptions})`,
+        { limit: this.t.maxSubscriptions },
+      );
+    }
+    const sub = `sub_${randomUUID().slice(0, 8)}`;
+    const stream: OpenStream = { source, cursor: { sub, bus, lastSeq: 0 } };
+    this.streams.set(sub, stream);
+    pipeStream(source, {
+      write: (e: StoredEvent) => {
+        // A stream cut earlier in the same delivery batch: drop the rest of the batch.
+        if (this.closedFlag || !this.streams.has(sub)) return false;
+        if (!this.t.sendEvent(encodeEventFrame(sub, e), sub)) return false;
+        stream.cursor.lastSeq = e.seq;
+        return true;
+      },
+      congested: () => this.t.congested(),
+      onDrain: (fn) => this.t.onDrain(fn),
+    });
+    return sub;
   }
 
-  private pushEvent(json: string): boolean {
-    if (this.closedFlag) return false;
-    const m = EVENT_PREFIX.exec(json);
-    if (!m) {
-      // Not a bus event frame: pass it through without cursor tracking.
-      this.t.sendFrame(json);
-      return true;
-    }
-    const sub = JSON.parse(m[1]!) as string;
-    // A subscription cut earlier in the same delivery batch: drop the rest of the batch.
-    if (!this.connection.subscriptions.has(sub)) return false;
-    if (!this.t.sendEvent(json, sub)) return false;
-    let cursor = this.cursors.get(sub);
-    if (!cursor) {
-      this.pruneCursors();
-      cursor = { sub, bus: JSON.parse(m[2]!) as string, lastSeq: 0 };
-      this.cursors.set(sub, cursor);
-    }
-    cursor.lastSeq = Number(m[3]);
+  private detach(sub: string): boolean {
+    const stream = this.streams.get(sub);
+    if (!stream) return false;
+    this.streams.delete(sub);
+    stream.source.close();
     return true;
   }
 }

@@ -2,17 +2,17 @@
  * GET /bus/<name>/events: a bus as Server-Sent Events. `id:` is the seq, so a browser
  * EventSource resumes by itself after a drop (`Last-Event-ID`); `?after=N` starts after seq N;
  * without either only new events come. Comment lines keep proxies from closing an idle stream.
- * A slow client pauses its subscription (it catches up from storage on 'drain'), so memory stays
- * bounded; the subscription ends when the client goes.
+ * The stream is the `subscribe` operation's, opened through the registry; a slow client pauses
+ * it, live events included (it catches up from storage on 'drain'), so memory stays bounded; it
+ * closes when the client goes.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { busNameSchema } from "../src/bus/bus-name.js";
 import type { StoredEvent } from "../src/bus/event-store.js";
-import { deliverToSink, type FrameSink } from "../src/bus/frame-sink.js";
-import type { Subscription } from "../src/bus/subscription.js";
 import type { Claw } from "../src/claw.js";
 import { DEFAULTS } from "../src/config/defaults.js";
 import { ClawError } from "../src/errors.js";
+import { pipeStream } from "../src/stream.js";
+import { eventFrameParts } from "../src/wire.js";
 
 /** Heartbeat interval when the client gives none (`?heartbeat=<seconds>`, 1–300). */
 export const DEFAULT_SSE_HEARTBEAT_MS = DEFAULTS.sseHeartbeatMs;
@@ -51,33 +51,27 @@ function heartbeatMs(url: URL): number {
 }
 
 /**
- * An event's SSE block in three parts, written one after another: joining them would copy the
- * payload into a new string (the socket then copies it once more). JSON text never holds a raw
- * CR or LF, so one data line per event is safe.
+ * Writes an event's SSE block as the wire's frame parts, one after another: joining them would
+ * copy the payload into a new string (the socket then copies it once more). JSON text never
+ * holds a raw CR or LF, so one data line per event is safe.
  */
-function frame(e: StoredEvent): string[] {
-  return [
-    `id: ${e.seq}\ndata: {"bus":${JSON.stringify(e.bus)},"seq":${e.seq},"ts":${e.ts},"payload":`,
-    e.payloadJson,
-    "}\n\n",
-  ];
+function writeEvent(res: ServerResponse, e: StoredEvent): void {
+  const [head, payload, tail] = eventFrameParts(e);
+  res.write(`id: ${e.seq}\ndata: ${head}`);
+  res.write(payload);
+  res.write(`${tail}\n\n`);
 }
 
 /** Streams a bus as SSE. Throws ClawError (before any byte is sent) for a bad name or cursor. */
 export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse, bus: string, url: URL): void {
-  if (!busNameSchema.safeParse(bus).success) {
-    throw new ClawError(
-      "invalid_args",
-      `bad bus name "${bus.slice(0, 60)}": a bus name is 1-200 characters of A-Z a-z 0-9 . _ : -`,
-      { issues: [{ path: "bus", message: "bad bus name" }] },
-    );
-  }
   // Last-Event-ID wins: EventSource reconnects to the same URL, ?after included.
   const lastEventId = req.headers["last-event-id"];
   const after =
     parseCursor("Last-Event-ID", Array.isArray(lastEventId) ? lastEventId[0] : lastEventId) ??
     parseCursor("after", url.searchParams.get("after"));
   const interval = heartbeatMs(url);
+  // Opened (and its arguments checked) before any byte is sent; its cursor is fixed from here.
+  const { head, source } = claw.openStream("subscribe", { bus, after }, { transport: "http" });
 
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
@@ -85,7 +79,7 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
     connection: "keep-alive",
     "x-accel-buffering": "no",
   });
-  res.write(`retry: ${DEFAULTS.sseRetryMs}\n: tsclaw bus ${bus}, after ${after ?? claw.services.bus.lastSeq(bus)}\n\n`);
+  res.write(`retry: ${DEFAULTS.sseRetryMs}\n: tsclaw bus ${bus}, after ${after ?? head.lastSeq}\n\n`);
 
   // One write per event (never a page joined into one string). A client that falls behind
   // pauses its subscription, backlog or live; it re-reads from storage when the socket drains.
@@ -95,10 +89,10 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
     drainWaiters = [];
     for (const w of waiters) w();
   };
-  const sink: FrameSink<string[]> = {
-    write: (parts) => {
+  pipeStream(source, {
+    write: (e) => {
       if (res.destroyed) return false;
-      for (const part of parts) res.write(part);
+      writeEvent(res, e);
       return true;
     },
     congested: () => res.writableLength > SSE_CONGESTED_BYTES,
@@ -107,13 +101,7 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
       if (res.writableLength <= SSE_CONGESTED_BYTES) setImmediate(onDrain);
     },
     pauseLive: true,
-  };
-  let subscription: Subscription | undefined;
-  subscription = claw.services.bus.subscribe(
-    bus,
-    after,
-    deliverToSink(sink, frame, () => subscription?.resume()),
-  );
+  });
   res.on("drain", onDrain);
   const heartbeat = setInterval(() => {
     if (res.writableLength === 0) res.write(`: ping ${Date.now()}\n\n`);
@@ -124,7 +112,7 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
   open.set(claw, streams);
   const end = () => {
     clearInterval(heartbeat);
-    subscription?.close();
+    source.close();
     res.off("drain", onDrain);
     streams.delete(end);
     if (!res.writableEnded) res.end();

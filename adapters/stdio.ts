@@ -15,9 +15,6 @@ export { JsonLinesSplitter, jsonLine, readJsonLines } from "./jsonl.js";
 
 import { Peer } from "./peer.js";
 
-const SEPARATORS = /[\u2028\u2029]/;
-const SEPARATORS_G = /[\u2028\u2029]/g;
-
 /** Options of {@link runStdio}. */
 export interface StdioOptions {
   /** Where request lines come from (e.g. process.stdin). */
@@ -80,8 +77,8 @@ export function runStdio(claw: Claw, options: StdioOptions): Promise<void> {
         );
         return false;
       }
-      // Stored payload text may hold raw U+2028/U+2029; escape them as responses do, for readline-based readers.
-      write(SEPARATORS.test(text) ? text.replace(SEPARATORS_G, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) : text);
+      write(text); // the wire's encoder has escaped U+2028/U+2029, for readline-based readers
+
       return true;
     },
     congested: () => !outputBroken && output.writableLength > congestedAt,

@@ -12,16 +12,17 @@ import { type ClawConfig, type ClawOptions, resolveConfig } from "./config.js";
 import { type CallContext, Dispatcher } from "./dispatch.js";
 import { type GuideSelection, renderGuide } from "./doc/markdown.js";
 import { ClawError } from "./errors.js";
-import { localSubscribe } from "./handles/bus-handle.js";
+import { localStream } from "./handles/bus-handle.js";
 import { assembleHandles, type ClawApi } from "./handles/claw-api.js";
 import { deriveHandles } from "./handles/derive.js";
-import type { Caller } from "./handles/handle-types.js";
+import type { Caller, OpInput, OpOutput } from "./handles/handle-types.js";
 import { type Identity, loadIdentity } from "./identity.js";
-import { OPS } from "./ops/index.js";
+import { OPS, type RegisteredOp } from "./ops/index.js";
 import type { Services } from "./services.js";
 import { openDb } from "./store/db.js";
 import { createSqliteEventStore } from "./store/sqlite-event-store.js";
 import { StorageGuard } from "./store/storage-guard.js";
+import type { OpenedStream } from "./stream.js";
 import { MemoryService } from "./tasks/memory-service.js";
 import { TaskService } from "./tasks/task-service.js";
 import type { Response } from "./wire.js";
@@ -41,9 +42,20 @@ export interface Claw extends ClawApi<() => void> {
    * them as CLAW_URL and CLAW_TOKEN, and the guide names the address and who needs a token.
    */
   serveAs(serving: Pick<ClawOptions, "url" | "token" | "access">): void;
+  /**
+   * Opens a stream operation in-process (what the local stream handles and the SSE route use):
+   * its arguments validated, its head, and its source, not yet started. Throws ClawError.
+   */
+  openStream<N extends StreamOpName>(name: N, args: OpInput<N>, ctx?: CallContext): OpenedStream<StreamHead<N>>;
   /** @internal Services, for adapters and tests. */
   readonly services: Services;
 }
+
+/** Names of the stream operations. */
+export type StreamOpName = Extract<RegisteredOp, { kind: "stream" }>["name"];
+
+/** What a stream operation's answer says besides its `sub`. */
+export type StreamHead<N extends StreamOpName> = Omit<OpOutput<N>, "sub">;
 
 /** Creates a claw: one database, its services and typed handles. Call `close()` when done. */
 export function createClaw(options: ClawOptions = {}): Claw {
@@ -98,13 +110,18 @@ export function createClaw(options: ClawOptions = {}): Claw {
   let closing: Promise<void> | undefined;
   return {
     ...assembleHandles(
-      deriveHandles(catalog(OPS), (name, args, ctx) => dispatcher.call(name, args, ctx)),
-      localSubscribe(() => bus),
+      deriveHandles(
+        catalog(OPS),
+        (name, args, ctx) => dispatcher.call(name, args, ctx),
+        (name) => localStream((op, args) => dispatcher.openStream(op, args), name),
+      ),
     ),
     config: config as Readonly<ClawConfig>,
     identity,
     call,
     do: (request: unknown, ctx?: CallContext): Promise<Response> => dispatcher.dispatch(request, ctx),
+    openStream: <N extends StreamOpName>(name: N, args: OpInput<N>, ctx?: CallContext) =>
+      dispatcher.openStream(name, args, ctx) as OpenedStream<StreamHead<N>>,
     ops: () => catalog(OPS),
     /** The Markdown guide of this claw's configuration, or one operation's or section's part of it. */
     doc: (select?: GuideSelection) => renderGuide(OPS, config, select),

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { ClawError, toClawError } from "./errors.js";
 import type { AnyOpDef, Connection, OpContext, Transport } from "./registry.js";
 import type { Services } from "./services.js";
+import type { OpenedStream } from "./stream.js";
 import { closest } from "./suggest.js";
 import { errorResponse, idOf, okResponse, parseRequest, type Response } from "./wire.js";
 
@@ -168,6 +169,29 @@ export class Dispatcher {
       throw new ClawError("internal", `result of ${op.name} does not match its schema: ${checked.error.message}`);
     }
     return checked.data;
+  }
+
+  /**
+   * Opens a stream operation in-process (the local subscribe handles, the SSE route): validates
+   * its arguments and returns its head and its source, not started. Synchronous, so a stream
+   * opened before an `out` is called sees that out, as on every transport. Throws ClawError.
+   */
+  openStream(name: string, args: unknown, ctx: CallContext = {}): OpenedStream<unknown> {
+    if (this.closing)
+      throw new ClawError("shutting_down", "the server is shutting down; retry against the new process");
+    const op = this.byName.get(name);
+    if (!op) throw this.unknownOp(name);
+    if (!op.open) throw new ClawError("invalid_request", `${op.name} is not a stream operation; call it`);
+    const parsed = op.input.safeParse(args ?? {});
+    if (!parsed.success) throw invalidArgs(op.name, parsed.error);
+    const services = this.services();
+    services.storage.assertAvailable();
+    return op.open(parsed.data, {
+      services,
+      signal: ctx.signal ?? new AbortController().signal,
+      transport: ctx.transport ?? "api",
+      connection: ctx.connection,
+    });
   }
 
   /** Dispatches a parsed request value (any JSON) and returns the response envelope. Never throws. */

@@ -6,25 +6,23 @@
 import { z } from "zod";
 import type { ErrorCode } from "./errors.js";
 import type { Services } from "./services.js";
+import type { OpenedStream, StreamSource } from "./stream.js";
 
 /** Where a request came from. Streaming transports can push event frames. */
 export type Transport = "api" | "http" | "ws" | "stdio" | "mcp";
 
 /**
- * A connection that can carry pushed frames (WebSocket, stdio). Subscriptions made through it
- * are closed with it.
+ * A connection that carries pushed frames (WebSocket, stdio). The streams that stream
+ * operations open through it are attached to it, drained by it, and closed with it.
  */
 export interface Connection {
-  /** Sends one frame of JSON text (an event); returns false when the peer is too slow. */
-  send(json: string): boolean;
-  /** True while frames queue faster than the peer reads them (backlog delivery pauses). */
-  congested(): boolean;
-  /** Calls `fn` once, after the queued frames have drained. */
-  onDrain(fn: () => void): void;
-  /** Subscriptions owned by this connection, by id, each with its cancel function. */
-  readonly subscriptions: Map<string, () => void>;
-  /** Max subscriptions this connection may hold. */
-  readonly maxSubscriptions: number;
+  /**
+   * Takes over a stream a stream operation opened on `bus`; returns its id (the `sub` of its
+   * frames). Throws `too_many_requests` past the connection's limit.
+   */
+  attach(source: StreamSource, bus: string): string;
+  /** Closes stream `sub`; false when the connection has none by that id. */
+  detach(sub: string): boolean;
 }
 
 /** What a handler receives besides its validated arguments. */
@@ -87,6 +85,13 @@ export interface OpDef<
   errors?: readonly ErrorCode[];
   /** True when the operation only works on streaming transports (WebSocket, stdio). */
   streamingOnly?: boolean;
+  /**
+   * "call" (the default): the handler's value is the result. "stream": the operation opens a
+   * stream (see `defineStreamOp`); `open` gives its head and source to in-process consumers.
+   */
+  kind?: "call" | "stream";
+  /** Stream operations only: opens the stream (validated arguments), for in-process consumers. */
+  open?: (args: z.output<I>, ctx: OpContext) => OpenedStream<unknown>;
   /** The typed handle method this operation gets on `claw` (see {@link HandleName}). */
   handle: H;
   handler: (args: z.output<I>, ctx: OpContext) => Promise<z.input<O>> | z.input<O>;

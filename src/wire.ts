@@ -1,8 +1,10 @@
 /**
- * The wire envelope, identical on every adapter: parsing a frame, and building success and
- * failure responses. Adapters call `handleFrame`/`handleValue` and only move bytes.
+ * The wire envelope, identical on every adapter: parsing a frame, building success and failure
+ * responses, and encoding a stream's event frames (the one encoder WebSocket, stdio and SSE use).
+ * Adapters only move the bytes.
  */
 import { z } from "zod";
+import type { StoredEvent } from "./bus/event-store.js";
 import { ClawError, toClawError, type WireError } from "./errors.js";
 
 /** A request: `{op, args?, id?}`. */
@@ -81,7 +83,37 @@ export function parseRequest(value: unknown): Request {
   );
 }
 
+const SEPARATOR = /[\u2028\u2029]/;
+const SEPARATORS = /[\u2028\u2029]/g;
+const escapeSeparator = (c: string) => (c === "\u2028" ? "\\u2028" : "\\u2029");
+
+/** JSON text with raw U+2028/U+2029 escaped, so line-based readers (readline) never split it. */
+function escapeSeparators(json: string): string {
+  return SEPARATOR.test(json) ? json.replace(SEPARATORS, escapeSeparator) : json;
+}
+
 /** Serialises a response as one line of JSON (U+2028/9 escaped so every JS parser is happy). */
 export function encodeResponse(response: Response | object): string {
-  return JSON.stringify(response).replace(/[\u2028\u2029]/g, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
+  return escapeSeparators(JSON.stringify(response));
+}
+
+/**
+ * An event's frame in three parts, the stored payload text in the middle, so a writer can send
+ * it without copying the payload into a new string. With `sub` it is the frame of a stream on a
+ * connection, `{"event":"bus","sub","bus","seq","ts","payload"}`; without, the event itself,
+ * `{"bus","seq","ts","payload"}` (an SSE `data:` line). One line of JSON either way.
+ */
+export function eventFrameParts(e: StoredEvent, sub?: string): [string, string, string] {
+  const head = sub === undefined ? '{"bus":' : `{"event":"bus","sub":${JSON.stringify(sub)},"bus":`;
+  return [
+    `${head}${JSON.stringify(e.bus)},"seq":${e.seq},"ts":${e.ts},"payload":`,
+    escapeSeparators(e.payloadJson),
+    "}",
+  ];
+}
+
+/** An event frame of stream `sub` as one string (WebSocket message, stdio line). */
+export function encodeEventFrame(sub: string, e: StoredEvent): string {
+  const [head, payload, tail] = eventFrameParts(e, sub);
+  return head + payload + tail;
 }

@@ -308,10 +308,19 @@ export class BusService {
    * with none lost or repeated at the seam; without it, only events committed from now on.
    */
   subscribe(bus: string, after: number | undefined, deliver: DeliverFn): Subscription {
-    this.settle();
-    const sub = new Subscription(this, bus, after ?? this.lastSeq(bus), deliver);
-    sub.start();
+    const sub = this.source(bus, after);
+    sub.start(deliver);
     return sub;
+  }
+
+  /**
+   * A subscription not started yet (the source `subscribe` opens): its cursor is fixed now
+   * (`after`, or the bus's last seq counting every `out` called so far), delivery begins with
+   * its `start`.
+   */
+  source(bus: string, after: number | undefined): Subscription {
+    this.settle();
+    return new Subscription(this, bus, after ?? this.lastSeq(bus));
   }
 
   /** Commits what is pending and stops timers. */

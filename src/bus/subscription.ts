@@ -1,41 +1,38 @@
 /**
- * One subscriber's cursor over a bus. It catches up from storage in byte-bounded pages, then
- * switches to live delivery in the same synchronous step as its last storage read, so no commit
- * can fall between the two: nothing is lost or repeated at the seam. A consumer that reports
- * backpressure is paused and later catches up from storage again, so a slow reader never
- * buffers in memory.
+ * One subscriber's cursor over a bus: the stream source of `subscribe`. It catches up from
+ * storage in byte-bounded pages, then switches to live delivery in the same synchronous step as
+ * its last storage read, so no commit can fall between the two: nothing is lost or repeated at
+ * the seam. A consumer that reports backpressure is paused and later catches up from storage
+ * again, so a slow reader never buffers in memory.
  */
 
+import type { DeliverFn, StreamSource } from "../stream.js";
 import type { BusService } from "./bus-service.js";
 import type { StoredEvent } from "./event-store.js";
 import { PAGE_EVENTS } from "./page.js";
 
-/**
- * Receives events in seq order, `live` false for pages read from storage. Returning `true` or
- * nothing takes them all; `false` takes them all and pauses delivery until `resume()`; a number
- * `n` takes only the first `n` and pauses (the rest is read from storage after `resume()`).
- */
-// biome-ignore lint/suspicious/noConfusingVoidType: listeners written as `=> void` must stay assignable
-export type DeliverFn = (events: readonly StoredEvent[], live: boolean) => boolean | number | undefined | void;
+export type { DeliverFn } from "../stream.js";
 
-/** A live subscription. */
-export class Subscription {
+/** A subscription: its cursor is fixed when it is made, delivery begins with `start`. */
+export class Subscription implements StreamSource<StoredEvent> {
   private mode: "catchup" | "live" | "paused" | "closed" = "catchup";
   private stopListening?: () => void;
   private pumpScheduled = false;
   private delivering = false;
   private resumeAsked = false;
+  private deliver: DeliverFn = () => false;
 
   constructor(
     private readonly service: BusService,
     readonly bus: string,
     /** Seq of the last event delivered (or skipped as before the start). */
     public cursor: number,
-    private readonly deliver: DeliverFn,
   ) {}
 
-  /** Starts delivery. */
-  start(): void {
+  /** Starts delivery to `deliver` (once; a closed subscription stays closed). */
+  start(deliver: DeliverFn): void {
+    if (this.mode === "closed" || this.stopListening) return;
+    this.deliver = deliver;
     this.stopListening = this.service.listen(this.bus, (events) => this.onLive(events));
     if (this.cursor >= this.service.lastSeq(this.bus)) this.mode = "live";
     else this.schedulePump();

@@ -10,7 +10,7 @@ import { deriveHandles } from "../handles/derive.js";
 import type { Caller } from "../handles/handle-types.js";
 import type { Response } from "../wire.js";
 import { type FetchLike, httpCall, postEnvelope, unreachable } from "./http-call.js";
-import { remoteSubscribe } from "./remote-subscribe.js";
+import { remoteStream } from "./remote-subscribe.js";
 import { SocketChannel, type WebSocketCtor } from "./socket-channel.js";
 
 /** Options of {@link connectClaw}. */
@@ -133,7 +133,7 @@ export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> 
   options.signal?.addEventListener("abort", () => void close(), { once: true });
 
   return {
-    ...assembleHandles(deriveHandles(ops, untypedCall), remoteSubscribe(channel, started)),
+    ...assembleHandles(deriveHandles(ops, untypedCall, (name) => remoteStream(channel, started, name))),
     call,
     do: async (request: unknown, ctx?: { signal?: AbortSignal }): Promise<Response> => {
       const link = linked(ctx?.signal, calls);

@@ -1,12 +1,14 @@
 /**
- * Remote subscriptions (callback and async iterator) over the client's socket channel. Each keeps
- * the seq of the last event it delivered: after any reconnect it subscribes again with
- * `after` = that seq and drops what it already has, so the caller sees every event once, in order.
- * An iterator whose reader falls behind pauses (unsubscribes) and later re-reads from storage.
+ * Remote streams (callback and async iterator) of any stream operation, over the client's socket
+ * channel. Each keeps the seq of the last event it delivered: after any reconnect it opens the
+ * stream again with `after` = that seq and drops what it already has, so the caller sees every
+ * event once, in order. An iterator whose reader falls behind pauses (the server closes the
+ * stream) and later re-reads from storage: the same contract as in-process.
  */
 import type { BusEvent } from "../bus/bus-service.js";
 import type { ClawError } from "../errors.js";
-import type { BusEventStream, BusHandle, SubscribeArgs } from "../handles/bus-handle.js";
+import type { SubscribeArgs } from "../handles/bus-handle.js";
+import type { BusEventStream, StreamMethod } from "../handles/handle-types.js";
 import type { ChannelMember, EventFrame, SocketChannel } from "./socket-channel.js";
 
 /** Where a subscription's events go. */
@@ -31,6 +33,8 @@ class RemoteSubscription implements ChannelMember {
 
   constructor(
     private readonly channel: SocketChannel,
+    /** The stream operation (e.g. "subscribe"). */
+    private readonly op: string,
     private readonly bus: string,
     after: number | undefined,
     private readonly sink: Sink,
@@ -55,7 +59,7 @@ class RemoteSubscription implements ChannelMember {
       this.channel.confirmed();
       this.channel.bind(r.sub, this);
     };
-    this.channel.request("subscribe", args, onResult).then(
+    this.channel.request(this.op, args, onResult).then(
       () => this.markStarted(),
       (err: ClawError) => {
         this.markStarted();
@@ -125,14 +129,15 @@ function report(err: unknown): void {
 const HIGH_WATER = 1000;
 
 /**
- * The remote `subscribe` over `channel`. `started` is told of each new subscription's first
- * attempt: the client holds later calls until it settled, so a call made after `subscribe()`
- * is seen by the subscription, as it is locally.
+ * The remote method of stream operation `op` over `channel`. `started` is told of each new
+ * stream's first attempt: the client holds later calls until it settled, so a call made after
+ * `subscribe()` is seen by the stream, as it is locally.
  */
-export function remoteSubscribe(
+export function remoteStream(
   channel: SocketChannel,
   started: (attempt: Promise<void>) => void,
-): BusHandle<() => Promise<void>>["subscribe"] {
+  op: string,
+): StreamMethod<SubscribeArgs, () => Promise<void>> {
   function subscribe(args: SubscribeArgs, handler: (event: BusEvent) => void): () => Promise<void>;
   function subscribe(args?: SubscribeArgs): BusEventStream;
   function subscribe(
@@ -140,7 +145,7 @@ export function remoteSubscribe(
     handler?: (event: BusEvent) => void,
   ): (() => Promise<void>) | BusEventStream {
     if (handler) {
-      const sub = new RemoteSubscription(channel, args.bus ?? DEFAULT_BUS, args.after, {
+      const sub = new RemoteSubscription(channel, op, args.bus ?? DEFAULT_BUS, args.after, {
         events: (e) => {
           try {
             handler(e);
@@ -155,14 +160,14 @@ export function remoteSubscribe(
       started(sub.started);
       return () => sub.close();
     }
-    const stream = iterate(channel, args);
+    const stream = iterate(channel, op, args);
     started(stream.started);
     return stream;
   }
   return subscribe;
 }
 
-function iterate(channel: SocketChannel, args: SubscribeArgs): BusEventStream & { started: Promise<void> } {
+function iterate(channel: SocketChannel, op: string, args: SubscribeArgs): BusEventStream & { started: Promise<void> } {
   const buffer: BusEvent[] = [];
   let waiter: { resolve(r: IteratorResult<BusEvent>): void; reject(e: unknown): void } | undefined;
   let failure: ClawError | undefined;
@@ -174,7 +179,7 @@ function iterate(channel: SocketChannel, args: SubscribeArgs): BusEventStream & 
     if (failure) w.reject(failure);
     else w.resolve({ value: undefined, done: true });
   };
-  const sub = new RemoteSubscription(channel, args.bus ?? DEFAULT_BUS, args.after, {
+  const sub = new RemoteSubscription(channel, op, args.bus ?? DEFAULT_BUS, args.after, {
     events: (e) => {
       if (waiter) {
         const w = waiter;

@@ -1,56 +1,50 @@
 /**
- * The bus handle: `out`, `read`, `list`, `trim` are derived from the registry; `subscribe` (a
- * callback or an async iterator) is built here for the local claw, over the bus service.
+ * The bus handle: `out`, `read`, `list`, `trim` and `subscribe` are all derived from the
+ * registry. This file holds how a local claw consumes a stream operation in-process: it opens the
+ * operation's source through the dispatcher and drains it into a callback or an async iterator,
+ * pausing the source (which then re-reads from storage) while an iterator's reader lags.
  */
-import { DEFAULT_BUS } from "../bus/bus-name.js";
-import type { BusEvent, SubscribeArgs } from "../bus/bus-schemas.js";
-import { type BusService, toBusEvent } from "../bus/bus-service.js";
+import { toBusEvent } from "../bus/bus-service.js";
 import type { StoredEvent } from "../bus/event-store.js";
 import { eventBytes, PAGE_BYTES } from "../bus/page.js";
-import type { GroupMethods } from "./handle-types.js";
+import type { OpenedStream } from "../stream.js";
+import type { BusEventStream, GroupMethods, StreamMethod, StreamMethods } from "./handle-types.js";
 
 export type { SubscribeArgs } from "../bus/bus-schemas.js";
-
-/** An async iterator over a bus's events; `close()` (or `break`) ends it. */
-export interface BusEventStream extends AsyncIterableIterator<BusEvent> {
-  close(): void;
-}
+export type { BusEventStream } from "./handle-types.js";
 
 /**
  * `claw.bus`. `Unsubscribe` is what a callback subscription returns: `() => void` locally,
  * `() => Promise<void>` remotely (it resolves once the server stopped the subscription).
  */
-export interface BusHandle<Unsubscribe = () => void> extends GroupMethods<"bus"> {
-  /** Calls `handler` for each event, in seq order: the backlog after `after`, then live ones. */
-  subscribe(args: SubscribeArgs, handler: (event: BusEvent) => void): Unsubscribe;
-  /** The same events as an async iterator. */
-  subscribe(args?: SubscribeArgs): BusEventStream;
-}
+export type BusHandle<Unsubscribe = () => void> = GroupMethods<"bus"> & StreamMethods<"bus", Unsubscribe>;
+
+/** Opens a stream operation in-process by name (the dispatcher's `openStream`). */
+export type OpenStream = (name: string, args: object) => OpenedStream<unknown>;
 
 const ITERATOR_BUFFER = 1000;
 
-/** The local `subscribe`, over the bus service. */
-export function localSubscribe(bus: () => BusService): BusHandle["subscribe"] {
-  function subscribe(args: SubscribeArgs, handler: (event: BusEvent) => void): () => void;
-  function subscribe(args?: SubscribeArgs): BusEventStream;
-  function subscribe(args: SubscribeArgs = {}, handler?: (event: BusEvent) => void): (() => void) | BusEventStream {
-    if (handler) {
-      const sub = bus().subscribe(args.bus ?? DEFAULT_BUS, args.after, (events) => {
-        for (const e of events) handler(toBusEvent(e));
-      });
-      return () => sub.close();
-    }
-    return iterate(bus(), args);
+/** The local method of stream operation `name`: a callback subscription or an async iterator. */
+export function localStream(open: OpenStream, name: string): StreamMethod<object, () => void> {
+  function method(args: object, handler: (event: ReturnType<typeof toBusEvent>) => void): () => void;
+  function method(args?: object): BusEventStream;
+  function method(args: object = {}, handler?: (event: ReturnType<typeof toBusEvent>) => void) {
+    const { source } = open(name, args);
+    if (!handler) return iterate(source);
+    source.start((events) => {
+      for (const e of events) handler(toBusEvent(e));
+    });
+    return () => source.close();
   }
-  return subscribe;
+  return method;
 }
 
-function iterate(service: BusService, args: SubscribeArgs): BusEventStream {
+function iterate(source: OpenedStream<unknown>["source"]): BusEventStream {
   const buffer: StoredEvent[] = [];
   let bufferedBytes = 0;
-  let waiter: ((r: IteratorResult<BusEvent>) => void) | undefined;
+  let waiter: ((r: IteratorResult<ReturnType<typeof toBusEvent>>) => void) | undefined;
   let done = false;
-  const sub = service.subscribe(args.bus ?? DEFAULT_BUS, args.after, (events) => {
+  source.start((events) => {
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       if (waiter) {
@@ -59,7 +53,7 @@ function iterate(service: BusService, args: SubscribeArgs): BusEventStream {
         w({ value: toBusEvent(e), done: false });
         continue;
       }
-      // Full (by count or by bytes): pause; the subscription re-reads the rest from storage later.
+      // Full (by count or by bytes): pause; the source re-reads the rest from storage later.
       if (buffer.length >= ITERATOR_BUFFER || bufferedBytes >= PAGE_BYTES) return i;
       buffer.push(e);
       bufferedBytes += eventBytes(e);
@@ -69,7 +63,7 @@ function iterate(service: BusService, args: SubscribeArgs): BusEventStream {
   const close = () => {
     if (done) return;
     done = true;
-    sub.close();
+    source.close();
     buffer.length = 0;
     bufferedBytes = 0;
     waiter?.({ value: undefined, done: true });
@@ -80,11 +74,11 @@ function iterate(service: BusService, args: SubscribeArgs): BusEventStream {
       if (buffer.length > 0) {
         const e = buffer.shift()!;
         bufferedBytes -= eventBytes(e);
-        if (buffer.length === 0) sub.resume();
+        if (buffer.length === 0) source.resume();
         return Promise.resolve({ value: toBusEvent(e), done: false });
       }
       if (done) return Promise.resolve({ value: undefined, done: true });
-      sub.resume();
+      source.resume();
       return new Promise((resolve) => (waiter = resolve));
     },
     return() {

@@ -1,6 +1,7 @@
 /**
  * The handles every claw has, local (createClaw) or remote (connectClaw): the derived groups and
- * methods, plus the few that derivation cannot build (subscriptions, session binding, task watch).
+ * methods (stream methods included), plus the few that derivation cannot build (session
+ * binding, task watch).
  */
 import type { CallContext } from "../dispatch.js";
 import type { Task } from "../tasks/task-schema.js";
@@ -36,11 +37,8 @@ export interface ClawApi<Unsubscribe = () => void> extends Omit<DerivedGroups, "
   close(): Promise<void>;
 }
 
-/** Assembles the shared handles from derived methods and a subscribe function. */
-export function assembleHandles<U>(
-  derived: Derived,
-  subscribe: BusHandle<U>["subscribe"],
-): Omit<ClawApi<U>, "call" | "do" | "close"> {
+/** Assembles the shared handles from derived methods. */
+export function assembleHandles<U>(derived: Derived): Omit<ClawApi<U>, "call" | "do" | "close"> {
   const groups = derived.groups as Record<
     string,
     Record<string, (args?: object, opts?: CallOptions) => Promise<unknown>>
@@ -50,12 +48,12 @@ export function assembleHandles<U>(
   const source = {
     read: (args: object) => bus.read!(args) as never,
     getTask: (args: object) => task.get!(args) as Promise<Task>,
-    subscribe: (args: object) => subscribe(args) as BusEventStream,
+    subscribe: (args: object) => (bus.subscribe as unknown as (a: object) => BusEventStream)(args),
   };
   return {
     ...(derived.top as TopMethods),
     ...(groups as unknown as Omit<DerivedGroups, "bus" | "session" | "task">),
-    bus: { ...bus, subscribe } as unknown as BusHandle<U>,
+    bus: bus as unknown as BusHandle<U>,
     session: createSessionsHandle(derived),
     task: {
       ...task,

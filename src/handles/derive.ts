@@ -1,8 +1,9 @@
 /**
  * Builds the handle methods from catalog entries: every operation that names a handle gets
- * `claw.group.method(args, opts?)` (or `claw.name(...)`), calling it by name. createClaw derives
- * from its own registry, connectClaw from the server's catalog, so both have the same methods.
- * Imports nothing at run time: it runs in browsers too.
+ * `claw.group.method(args, opts?)` (or `claw.name(...)`), calling it by name; a stream
+ * operation gets the method its claw builds for streams (a callback subscription or an async
+ * iterator). createClaw derives from its own registry, connectClaw from the server's catalog, so
+ * both have the same methods. Imports nothing at run time: it runs in browsers too.
  */
 import type { CallContext } from "../dispatch.js";
 
@@ -11,6 +12,8 @@ export interface HandleEntry {
   name: string;
   handle: string | null;
   streamingOnly: boolean;
+  /** "stream" for stream operations. Default: "stream" when streamingOnly, else "call" (older servers) */
+  kind?: "call" | "stream";
   /** JSON Schema of the input; its `properties` tell whether the operation takes a session reference. */
   input: Record<string, unknown>;
 }
@@ -19,6 +22,9 @@ export interface HandleEntry {
 export type UntypedCall = (name: string, args: unknown, ctx?: CallContext) => Promise<unknown>;
 
 type Method = (args?: object, opts?: CallContext) => Promise<unknown>;
+
+/** Builds the handle method of stream operation `name` (local: in-process; remote: over the socket). */
+export type StreamFactory = (name: string) => (args?: object, handler?: (event: never) => void) => unknown;
 
 /** The derived methods: top-level ones, groups, and which session methods take a session reference. */
 export interface Derived {
@@ -33,12 +39,15 @@ function takesSession(entry: HandleEntry): boolean {
   return props !== undefined && "sessionId" in props;
 }
 
-/** Derives handle methods from the catalog. Streaming operations are left to the subscription handles. */
-export function deriveHandles(entries: readonly HandleEntry[], call: UntypedCall): Derived {
+/** Derives handle methods from the catalog: calls through `call`, streams through `stream`. */
+export function deriveHandles(entries: readonly HandleEntry[], call: UntypedCall, stream: StreamFactory): Derived {
   const derived: Derived = { top: {}, groups: {}, sessionBound: [] };
   for (const entry of entries) {
-    if (entry.handle === null || entry.streamingOnly) continue;
-    const method: Method = (args = {}, opts) => call(entry.name, args, opts);
+    if (entry.handle === null) continue;
+    const isStream = (entry.kind ?? (entry.streamingOnly ? "stream" : "call")) === "stream";
+    const method = isStream
+      ? (stream(entry.name) as unknown as Method)
+      : (((args = {}, opts) => call(entry.name, args, opts)) as Method);
     const dot = entry.handle.indexOf(".");
     if (dot < 0) {
       if (derived.top[entry.handle]) throw new Error(`handle ${entry.handle} is claimed twice`);
@@ -50,7 +59,7 @@ export function deriveHandles(entries: readonly HandleEntry[], call: UntypedCall
     derived.groups[group] ??= {};
     if (derived.groups[group][name]) throw new Error(`handle ${entry.handle} is claimed twice`);
     derived.groups[group][name] = method;
-    if (group === "session" && takesSession(entry)) derived.sessionBound.push(name);
+    if (group === "session" && !isStream && takesSession(entry)) derived.sessionBound.push(name);
   }
   return derived;
 }

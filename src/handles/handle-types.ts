@@ -4,6 +4,7 @@
  * output types. Local and remote claws share these types, so a new operation appears in both.
  */
 import type { z } from "zod";
+import type { BusEvent } from "../bus/bus-schemas.js";
 import type { CallContext } from "../dispatch.js";
 import type { OpName, RegisteredOp } from "../ops/index.js";
 
@@ -17,6 +18,7 @@ type OpOf<N extends OpName> = Extract<RegisteredOp, { name: N }>;
 type In<O extends RegisteredOp> = z.input<O["input"]>;
 type Out<O extends RegisteredOp> = z.output<O["output"]>;
 type HandleOf<O> = O extends { handle: infer H } ? H : never;
+type IsStream<O> = O extends { kind: "stream" } ? true : false;
 
 /** Arguments of operation N, as a caller writes them (defaults optional). */
 export type OpInput<N extends OpName> = In<OpOf<N>>;
@@ -40,9 +42,37 @@ export type SessionRefKeys = "sessionId" | "sessionKey" | "session";
 export type HandleGroup =
   HandleOf<RegisteredOp> extends infer H ? (H extends `${infer G}.${string}` ? G : never) : never;
 
-/** The methods of handle group G: one per operation whose handle is "G.method". */
+/** An async iterator over a bus's events; `close()` (or `break`) ends it. */
+export interface BusEventStream extends AsyncIterableIterator<BusEvent> {
+  close(): void;
+}
+
+/**
+ * The handle method of a stream operation. `Unsubscribe` is what the callback form returns:
+ * `() => void` locally, `() => Promise<void>` remotely (it resolves once the server stopped it).
+ */
+export interface StreamMethod<A, Unsubscribe> {
+  /** Calls `handler` for each event, in seq order: the backlog after `after`, then live ones. */
+  (args: A, handler: (event: BusEvent) => void): Unsubscribe;
+  /** The same events as an async iterator. */
+  (args?: A): BusEventStream;
+}
+
+/** The call methods of handle group G: one per operation whose handle is "G.method". */
 export type GroupMethods<G extends string> = {
-  [O in RegisteredOp as HandleOf<O> extends `${G}.${infer M}` ? M : never]: OpMethod<In<O>, Out<O>>;
+  [O in RegisteredOp as IsStream<O> extends true ? never : HandleOf<O> extends `${G}.${infer M}` ? M : never]: OpMethod<
+    In<O>,
+    Out<O>
+  >;
+};
+
+/** The stream methods of handle group G: one per stream operation whose handle is "G.method". */
+export type StreamMethods<G extends string, Unsubscribe> = {
+  [O in RegisteredOp as IsStream<O> extends true
+    ? HandleOf<O> extends `${G}.${infer M}`
+      ? M
+      : never
+    : never]: StreamMethod<In<O>, Unsubscribe>;
 };
 
 /** Top-level methods: operations whose handle is a bare name (`claw.bash`). */

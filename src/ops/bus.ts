@@ -1,15 +1,11 @@
 /** Bus operations: out, read, subscribe, unsubscribe, list_buses, trim_bus. */
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { busNameSchema, DEFAULT_BUS } from "../bus/bus-name.js";
 import { busEventSchema, busInfoSchema, outAckSchema, seqSchema, subscribeArgsSchema } from "../bus/bus-schemas.js";
 import { toBusEvent } from "../bus/bus-service.js";
-import type { StoredEvent } from "../bus/event-store.js";
-import { deliverToSink } from "../bus/frame-sink.js";
 import { PAGE_EVENTS } from "../bus/page.js";
-import type { Subscription } from "../bus/subscription.js";
-import { ClawError } from "../errors.js";
 import { defineOp } from "../registry.js";
+import { defineStreamOp } from "../stream-op.js";
 
 /** A bus event. */
 export const eventSchema = busEventSchema;
@@ -80,12 +76,7 @@ export const readOp = defineOp({
   },
 });
 
-/** A frame pushed to a streaming connection for each event of a subscription. */
-export function eventFrameJson(sub: string, e: StoredEvent): string {
-  return `{"event":"bus","sub":${JSON.stringify(sub)},"bus":${JSON.stringify(e.bus)},"seq":${e.seq},"ts":${e.ts},"payload":${e.payloadJson}}`;
-}
-
-export const subscribeOp = defineOp({
+export const subscribeOp = defineStreamOp({
   name: "subscribe",
   group: "bus",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
@@ -100,38 +91,12 @@ export const subscribeOp = defineOp({
   }),
   example: { bus: "thebus", after: 0 },
   errors: ["unsupported_on_transport", "too_many_requests"],
-  streamingOnly: true,
-  handle: null,
-  handler: (args, { services, connection }) => {
-    if (!connection) {
-      throw new ClawError(
-        "unsupported_on_transport",
-        "subscribe streams events and needs WebSocket or stdio; over HTTP use read with waitMs, or GET /bus/<name>/events (SSE)",
-      );
-    }
-    if (connection.subscriptions.size >= connection.maxSubscriptions) {
-      throw new ClawError(
-        "too_many_requests",
-        `this connection already has ${connection.subscriptions.size} subscriptions (limit ${connection.maxSubscriptions})`,
-        { limit: connection.maxSubscriptions },
-      );
-    }
-    const sub = `sub_${randomUUID().slice(0, 8)}`;
-    const lastSeq = services.bus.lastSeq(args.bus);
-    let subscription: Subscription | undefined;
-    const sink = {
-      write: (frame: string) => connection.send(frame),
-      congested: () => connection.congested(),
-      onDrain: (fn: () => void) => connection.onDrain(fn),
-    };
-    const deliver = deliverToSink(
-      sink,
-      (e) => eventFrameJson(sub, e),
-      () => subscription?.resume(),
-    );
-    subscription = services.bus.subscribe(args.bus, args.after, deliver);
-    connection.subscriptions.set(sub, () => subscription?.close());
-    return { sub, bus: args.bus, lastSeq };
+  unsupported:
+    "subscribe streams events and needs WebSocket or stdio; over HTTP use read with waitMs, or GET /bus/<name>/events (SSE)",
+  handle: "bus.subscribe",
+  open: (args, { services }) => {
+    const source = services.bus.source(args.bus, args.after);
+    return { head: { bus: args.bus, lastSeq: services.bus.lastSeq(args.bus) }, source };
   },
 });
 
@@ -139,18 +104,12 @@ export const unsubscribeOp = defineOp({
   name: "unsubscribe",
   group: "bus",
   flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
-  summary: "Stop a subscription of this connection.",
+  summary: "Stop a subscription (any stream) of this connection.",
   input: z.object({ sub: z.string().describe("The id returned by subscribe") }).strict(),
   output: z.object({ ok: z.boolean().describe("False when no such subscription existed") }),
   example: { sub: "sub_1234abcd" },
   handle: null,
-  handler: (args, { connection }) => {
-    const cancel = connection?.subscriptions.get(args.sub);
-    if (!cancel) return { ok: false };
-    cancel();
-    connection!.subscriptions.delete(args.sub);
-    return { ok: true };
-  },
+  handler: (args, { connection }) => ({ ok: connection?.detach(args.sub) ?? false }),
 });
 
 export const listBusesOp = defineOp({

@@ -74,7 +74,7 @@ describe("slow WebSocket consumer (fake socket)", () => {
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
     // Bounded: the mark, one event frame, and the closing frame.
     expect(sock.maxBuffered).toBeLessThan(hwm + 2 * 1200);
-    expect(bridge.peer.connection.subscriptions.size).toBe(0);
+    expect(bridge.peer.streamCount).toBe(0);
   });
 
   it("terminates a peer that does not answer pings, and keeps one that does", async () => {
