@@ -72,6 +72,13 @@ export const META_CASES: ParityCase[] = [
   { op: "server_identity", args: {}, expect: "ok" },
   { name: "unknown op", op: "no_such_op", args: {}, expect: "unknown_op" },
   { name: "ops extra arg", op: "ops", args: { x: 1 }, expect: "invalid_args" },
+  {
+    name: "cancel_call nothing in flight",
+    op: "cancel_call",
+    args: { callId: "c_parity_nothing_in_flight" },
+    expect: "ok",
+  },
+  { name: "cancel_call short id", op: "cancel_call", args: { callId: "short" }, expect: "invalid_args" },
 ];
 
 export const SESSION_CASES: ParityCase[] = [
@@ -86,6 +93,11 @@ export const SESSION_CASES: ParityCase[] = [
   { name: "list_sessions", op: "list_sessions", args: {}, expect: "ok" },
   { name: "export_session", op: "export_session", args: { sessionKey: "par", format: "jsonl" }, expect: "ok" },
   { name: "steer idle", op: "steer", args: { sessionKey: "par", message: "later" }, expect: "ok" },
+  { name: "follow_up idle", op: "follow_up", args: { sessionKey: "par", message: "then this" }, expect: "ok" },
+  { name: "abort idle", op: "abort", args: { sessionKey: "par" }, expect: "ok" },
+  { name: "set_model", op: "set_model", args: { sessionKey: "par", model: "parity-model" }, expect: "ok" },
+  { name: "compact", op: "compact", args: { sessionKey: "par", instructions: "keep it short" }, expect: "ok" },
+  { name: "compact unknown session", op: "compact", args: { sessionKey: "nobody" }, expect: "not_found" },
   { name: "clear_queue", op: "clear_queue", args: { sessionKey: "par" }, expect: "ok" },
   { name: "delete_session", op: "delete_session", args: { sessionKey: "par-fork" }, expect: "ok" },
   { name: "prompt unknown session", op: "prompt", args: { sessionKey: "nobody", message: "hi" }, expect: "not_found" },

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Claw, ClawError } from "../src/index.js";
+import { OPS } from "../src/ops/index.js";
 import { type StreamClient, stdioClient, wsClient } from "./adapters/clients.js";
 import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";
@@ -144,6 +145,11 @@ describe("parity: typed API, /do, WebSocket, stdio and MCP give identical result
       if (c.expect === "unknown_op") expect(outcome(results.mcp[i]!)).toBe("not_a_tool");
       else expect(normalize(results.mcp[i]), "mcp").toEqual(reference);
     });
+  });
+
+  it("covers every registered operation", () => {
+    const covered = new Set(PARITY_CASES.map((c) => c.op));
+    expect(OPS.map((o) => o.name).filter((n) => !covered.has(n))).toEqual([]);
   });
 
   it("subscription event frames are identical over WebSocket and stdio", () => {

@@ -5,7 +5,11 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolsOf } from "../../adapters/mcp/tool-list.js";
 import { catalog } from "../../src/catalog.js";
@@ -266,5 +270,23 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
       nextAction: null,
     });
     expect((await t.client.experimental.tasks.listTasks()).tasks.map((x) => x.taskId)).toContain(r.task.taskId);
+  }, 60_000);
+
+  it("keeps an MCP task that was working when the server restarted: the next server reports it failed, interrupted", async () => {
+    fake.script(stall());
+    const before = fake.requests.length;
+    const r = await t.client.request(
+      { method: "tools/call", params: { name: "run_task", arguments: { prompt: "cut short" }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
+    const id = r.task.taskId;
+    await fake.waitForRequests(before + 1);
+    expect((await t.client.experimental.tasks.getTask(id)).status).toBe("working");
+    await t.restart();
+    const got = await t.client.experimental.tasks.getTask(id);
+    expect(got).toMatchObject({ taskId: id, status: "failed", statusMessage: "interrupted by shutdown" });
+    const result = envelopeOf((await t.client.experimental.tasks.getTaskResult(id, CallToolResultSchema)) as never);
+    expect(result.result).toMatchObject({ taskId: id, status: "error", continuePolling: false });
+    expect(result.result.task.error).toMatchObject({ code: "interrupted" });
   }, 60_000);
 });
