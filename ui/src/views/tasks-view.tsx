@@ -62,11 +62,15 @@ export function TasksView({ query }: { query: URLSearchParams }) {
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<unknown>();
   const now = useNow();
+  const rowsRef = useRef(rows);
+  // Tasks fetched for an event and found not to belong on the loaded pages.
+  const beyond = useRef(new Set<string>());
   const countsTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   useEffect(() => {
     let gone = false;
     setLoaded(false);
+    beyond.current.clear();
     claw.call("list_tasks", listArgs(filters, PAGE)).then(
       (r) => {
         if (gone) return;
@@ -83,7 +87,6 @@ export function TasksView({ query }: { query: URLSearchParams }) {
     };
   }, [claw, key]);
 
-  const rowsRef = useRef(rows);
   rowsRef.current = rows;
   useTaskEvents(
     (events) => {
@@ -92,11 +95,13 @@ export function TasksView({ query }: { query: URLSearchParams }) {
       setRows(rowsRef.current);
       // A task the list has not seen (new, or beyond the loaded pages): fetch it if it belongs here.
       for (const id of unknown) {
-        if (!matches(filters, events.findLast((x) => x.taskId === id)!)) continue;
+        if (beyond.current.has(id) || !matches(filters, events.findLast((x) => x.taskId === id)!)) continue;
+        beyond.current.add(id); // one fetch per task, however many changes it has
         claw.call("get_task", { taskId: id }).then((t) => {
           if (!matches(filters, t) || rowsRef.current.some((r) => r.taskId === t.taskId)) return;
           const oldest = rowsRef.current.at(-1);
           if (cursor && oldest && t.createdAt < oldest.createdAt) return; // on a page not loaded yet
+          beyond.current.delete(id);
           const { timeline: _t, receipts: _r, prompt: _p, ...row } = t;
           rowsRef.current = [{ ...row, summaryTruncated: false }, ...rowsRef.current].sort(
             (a, b) => b.createdAt - a.createdAt,
@@ -104,9 +109,11 @@ export function TasksView({ query }: { query: URLSearchParams }) {
           setRows(rowsRef.current);
         }, setError);
       }
-      // Counts come from the server (the list holds only the loaded pages): once per burst.
-      clearTimeout(countsTimer.current);
+      // Counts come from the server (the list holds only the loaded pages): at most 4 reads a
+      // second, however busy the bus (a throttle, so a steady stream of changes cannot starve it).
+      if (countsTimer.current !== undefined) return;
       countsTimer.current = setTimeout(() => {
+        countsTimer.current = undefined;
         claw
           .call("list_tasks", listArgs({ ...filters, status: undefined }, 1))
           .then((r) => setCounts(r.counts), setError);
