@@ -19,13 +19,14 @@ declare const document: {
 declare const location: { hash: string };
 declare const sessionStorage: { getItem(k: string): string | null };
 
+const db = `${tempDir()}/claw.db`;
 let serve: ServeProcess;
 let browser: Browser;
 let uiUrl: string;
 const pages: WatchedPage[] = [];
 
 beforeAll(async () => {
-  serve = await startServe(`${tempDir()}/claw.db`, ["--model-provider", "demo"]);
+  serve = await startServe(db, ["--model-provider", "demo"]);
   uiUrl = /^ {2}ui: +(\S+)$/m.exec(serve.stderr())?.[1] ?? "";
   browser = await launchChromium();
 }, 60_000);
@@ -172,6 +173,26 @@ test("a session's messages and bus events update live; the prompt box prompts an
   await clean(w);
 });
 
+test("abort from the session page stops the run", async () => {
+  const s = await doOk("start_session", { sessionKey: "ui-abort" });
+  const w = await open(`#/session/${s.sessionId}`);
+  await w.page.waitForSelector("form.prompt");
+  await w.page.fill("form.prompt textarea", "wait `sleep 120`");
+  await w.page.click("form.prompt button[type=submit]");
+  await w.page.waitForSelector(".msg.tool:has-text('sleep 120')", { timeout: 10_000 });
+  await w.page.waitForFunction(() => document.querySelector("[data-field=running]")?.textContent === "running");
+  await w.page.click("form.prompt button.danger");
+  await w.page.waitForFunction(
+    () => document.querySelector("[data-field=running]")?.textContent === "idle",
+    undefined,
+    {
+      timeout: 15_000,
+    },
+  );
+  expect((await doOk("get_state", { session: s.sessionId })).isRunning).toBe(false);
+  await clean(w);
+});
+
 test("a bus tail shows new events live, pretty-prints a payload, pauses and resumes", async () => {
   for (let n = 1; n <= 3; n++) await doOk("out", { bus: "web", payload: { n } });
   const w = await open("#/bus/web");
@@ -202,5 +223,23 @@ test("sessions and buses list what the server has", async () => {
   const { buses } = await doOk("list_buses", {});
   const web = buses.find((b: any) => b.bus === "web");
   expect(await text(w, "tr[data-bus=web] [data-field=count]")).toBe(String(web.count));
+  await clean(w);
+});
+
+test("after a restart, a task the crash interrupted shows its error and suggested recovery", async () => {
+  const { taskId } = await doOk("run_task", { prompt: "wait `sleep 120`", title: "cut by a crash" });
+  let status = "todo";
+  while (status !== "in_progress")
+    status = (await doOk("check_task", { taskId, until: "update", waitMs: 5000 })).task.status;
+  await serve.kill9();
+  serve = await startServe(db, ["--model-provider", "demo"]);
+  uiUrl = `${serve.url}/ui#token=${encodeURIComponent(serve.token)}`; // a later start does not print it
+  const task = await doOk("get_task", { taskId });
+  expect(task.status).toBe("error");
+  const w = await open(`#/task/${taskId}`);
+  await w.page.waitForSelector("[data-field=error]");
+  expect(await text(w, "[data-field=error]")).toContain(task.error.code);
+  expect(await text(w, "[data-field=recovery]")).toContain(task.error.suggestedRecovery);
+  expect(await w.page.locator("button.danger").count()).toBe(0); // nothing left to cancel
   await clean(w);
 });
