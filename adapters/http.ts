@@ -12,7 +12,7 @@ import { applyCors } from "./cors.js";
 import { readBody } from "./http-body.js";
 import { closeMcpSessions, closeMcpStreams, McpHttpMount, type McpHttpOptions } from "./mcp/http.js";
 import { parserError, rawErrorResponse } from "./raw-response.js";
-import { type AccessPolicy, checkAccess, createAccessPolicy } from "./security.js";
+import { type AccessGrant, type AccessPolicy, checkAccess, createAccessPolicy } from "./security.js";
 import { closeSseStreams, handleSse } from "./sse.js";
 import { defaultUiDir, serveUi } from "./ui-static.js";
 
@@ -47,7 +47,13 @@ function sendError(res: ServerResponse, err: unknown): void {
   sendEnvelope(res, errorResponse(null, err));
 }
 
-async function handleDo(claw: Claw, req: IncomingMessage, res: ServerResponse, limit: number): Promise<void> {
+async function handleDo(
+  claw: Claw,
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  grant: AccessGrant,
+): Promise<void> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") {
     req.resume();
@@ -69,6 +75,7 @@ async function handleDo(claw: Claw, req: IncomingMessage, res: ServerResponse, l
   });
   const ctx = {
     transport: "http" as const,
+    grant: grant.scoped,
     get signal(): AbortSignal {
       if (!abort) {
         abort = new AbortController();
@@ -121,9 +128,9 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
         return serveUi(url.pathname, req, res, uiDir);
       if (options.ui !== false && route === "GET /favicon.ico") return serveUi("/ui/favicon.svg", req, res, uiDir);
       if (url.pathname === "/do") {
-        checkAccess(req, policy, { stream: false });
+        const grant = checkAccess(req, policy, { stream: false, scoped: claw.services.tokens });
         if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
-        return handleDo(claw, req, res, limit);
+        return handleDo(claw, req, res, limit, grant);
       }
       if (url.pathname === "/mcp" && mcp) {
         try {
@@ -137,8 +144,8 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       }
       const sse = /^\/bus\/([^/]+)\/events$/.exec(url.pathname);
       if (sse && req.method === "GET") {
-        checkAccess(req, policy, { stream: true });
-        return handleSse(claw, req, res, decodeBusName(sse[1]!), url);
+        const grant = checkAccess(req, policy, { stream: true, scoped: claw.services.tokens });
+        return handleSse(claw, req, res, decodeBusName(sse[1]!), url, grant.scoped);
       }
       throw new ClawError(
         "not_found",

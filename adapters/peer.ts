@@ -6,7 +6,9 @@
  * its in-flight calls. The transports around it only move frames and decide what "too slow"
  * means.
  */
+
 import { randomUUID } from "node:crypto";
+import type { ScopedGrant } from "../src/access/scoped-tokens.js";
 import type { StoredEvent } from "../src/bus/event-store.js";
 import type { Claw } from "../src/claw.js";
 import { ClawError } from "../src/errors.js";
@@ -25,6 +27,8 @@ export interface DeliveredCursor {
 /** How a transport moves frames. */
 export interface PeerTransport {
   transport: Transport;
+  /** The scoped token the connection was opened with; every call is checked against it. Default: none (full access) */
+  grant?: ScopedGrant;
   /** Sends a response or notice frame. */
   sendFrame(text: string): void;
   /**
@@ -108,7 +112,12 @@ export class Peer {
     }
     this.inFlight++;
     this.claw
-      .do(value, { transport: this.t.transport, signal: this.abort.signal, connection: this.connection })
+      .do(value, {
+        transport: this.t.transport,
+        signal: this.abort.signal,
+        connection: this.connection,
+        grant: this.t.grant,
+      })
       .then((response) => {
         if (!this.closedFlag) this.t.sendFrame(encodeResponse(response));
         else this.closeStreams(); // a stream attached after the close must not leak

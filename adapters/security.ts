@@ -1,11 +1,13 @@
 /**
  * Who may call: every peer, loopback included, proves it holds the server's token
  * (`Authorization: Bearer <token>`; GET streams may carry it as `?token=`), unless the server was
- * started with the explicit `insecureLoopback` opt-out. Origin and Host checks against CSRF and
- * DNS rebinding. Shared by /do, SSE and the WebSocket upgrade.
+ * started with the explicit `insecureLoopback` opt-out, or a live scoped token (an agent run's or
+ * a bash call's `CLAW_TOKEN`), whose scope the dispatcher then enforces per call. Origin and Host
+ * checks against CSRF and DNS rebinding. Shared by /do, SSE, the WebSocket upgrade and /mcp.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { SCOPED_TOKEN_PREFIX, type ScopedGrant, type ScopedTokens } from "../src/access/scoped-tokens.js";
 import { ClawError } from "../src/errors.js";
 
 /** Access policy of a server. */
@@ -115,12 +117,19 @@ export interface AccessRoute {
    * they may carry the token as `?token=`, where it would otherwise end up in logs and history.
    */
   stream: boolean;
+  /**
+   * The live scoped tokens this route accepts. Absent: scoped tokens are refused here (403),
+   * for routes whose calls do not all pass through the dispatcher with the grant (MCP).
+   */
+  scoped?: ScopedTokens;
 }
 
 /** The token a caller presented, once {@link checkAccess} let it through. */
 export interface AccessGrant {
   /** The token as presented (undefined for a loopback peer let in by insecureLoopback). */
   token?: string;
+  /** Set when it was a scoped token: pass it on as the calls' `grant`. */
+  scoped?: ScopedGrant;
 }
 
 function unauthorized(message: string, loopback: boolean, policy: AccessPolicy): ClawError {
@@ -149,6 +158,17 @@ export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: A
   if (given.token !== undefined && given.inQuery && !(route.stream && req.method === "GET"))
     throw unauthorized("?token= is accepted only on GET streams (SSE, WebSocket)", loopback, policy);
   if (given.token !== undefined && tokenMatches(given.token, policy.token)) return { token: given.token };
+  if (given.token?.startsWith(SCOPED_TOKEN_PREFIX)) {
+    if (!route.scoped)
+      throw new ClawError("forbidden", "a run's scoped token is accepted on /do, /ws and bus streams only");
+    const scoped = route.scoped.resolve(given.token);
+    if (scoped) return { token: given.token, scoped };
+    throw unauthorized(
+      "this scoped token is unknown or its run has ended (it is valid only while its run lasts)",
+      loopback,
+      policy,
+    );
+  }
   if (given.token === undefined && loopback && policy.insecureLoopback) return {};
   throw unauthorized(given.token === undefined ? "this server needs a token" : "wrong token", loopback, policy);
 }

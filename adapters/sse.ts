@@ -7,6 +7,7 @@
  * closes when the client goes.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ScopedGrant } from "../src/access/scoped-tokens.js";
 import type { StoredEvent } from "../src/bus/event-store.js";
 import type { Claw } from "../src/claw.js";
 import { DEFAULTS } from "../src/config/defaults.js";
@@ -62,8 +63,18 @@ function writeEvent(res: ServerResponse, e: StoredEvent): void {
   res.write(`${tail}\n\n`);
 }
 
-/** Streams a bus as SSE. Throws ClawError (before any byte is sent) for a bad name or cursor. */
-export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse, bus: string, url: URL): void {
+/**
+ * Streams a bus as SSE. Throws ClawError (before any byte is sent) for a bad name or cursor, or
+ * a bus outside the scoped token's reach; a stream opened with a scoped token ends when it is revoked.
+ */
+export function handleSse(
+  claw: Claw,
+  req: IncomingMessage,
+  res: ServerResponse,
+  bus: string,
+  url: URL,
+  grant?: ScopedGrant,
+): void {
   // Last-Event-ID wins: EventSource reconnects to the same URL, ?after included.
   const lastEventId = req.headers["last-event-id"];
   const after =
@@ -71,7 +82,7 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
     parseCursor("after", url.searchParams.get("after"));
   const interval = heartbeatMs(url);
   // Opened (and its arguments checked) before any byte is sent; its cursor is fixed from here.
-  const { head, source } = claw.openStream("subscribe", { bus, after }, { transport: "http" });
+  const { head, source } = claw.openStream("subscribe", { bus, after }, { transport: "http", grant });
 
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
@@ -115,9 +126,11 @@ export function handleSse(claw: Claw, req: IncomingMessage, res: ServerResponse,
     source.close();
     res.off("drain", onDrain);
     streams.delete(end);
+    grant?.signal.removeEventListener("abort", end);
     if (!res.writableEnded) res.end();
   };
   streams.add(end);
+  grant?.signal.addEventListener("abort", end, { once: true });
   // res (not req) 'close': since Node 16 a request's 'close' fires once its body is read.
   res.on("close", end);
 }

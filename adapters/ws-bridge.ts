@@ -5,6 +5,7 @@
  * high-water mark is closed with 4008 (memory stays bounded; it resumes with `after`), and a
  * peer that stops answering pings is terminated.
  */
+import type { ScopedGrant } from "../src/access/scoped-tokens.js";
 import type { Claw } from "../src/claw.js";
 import { ClawError } from "../src/errors.js";
 import { type DeliveredCursor, Peer } from "./peer.js";
@@ -33,7 +34,12 @@ export interface WsBridgeOptions {
   maxSubscriptions?: number;
   /** Calls in flight per socket. Default: the claw's limits.maxCallsPerConnection (1024) */
   maxCallsPerConnection?: number;
+  /** The scoped token the socket was opened with: every call is checked against it, and its revocation closes the socket. */
+  grant?: ScopedGrant;
 }
+
+/** Close code of a socket whose scoped token was revoked (its run ended). */
+export const TOKEN_REVOKED_CLOSE = 4001;
 
 /** Close code of a consumer cut at the high-water mark. */
 export const SLOW_CONSUMER_CLOSE = 4008;
@@ -77,7 +83,12 @@ export function bridgeSocket(claw: Claw, socket: BridgeSocket, options: WsBridge
     if (ended) return;
     ended = true;
     clearInterval(heartbeat);
+    options.grant?.signal.removeEventListener("abort", revoked);
     peer.close();
+  };
+  const revoked = () => {
+    socket.close(TOKEN_REVOKED_CLOSE, "token revoked: its run ended");
+    end();
   };
 
   const cut = () => {
@@ -148,6 +159,7 @@ export function bridgeSocket(claw: Claw, socket: BridgeSocket, options: WsBridge
 
   const peer = new Peer(claw, {
     transport: "ws",
+    grant: options.grant,
     maxSubscriptions: options.maxSubscriptions ?? claw.config.limits.maxSubscriptions,
     maxInFlight: options.maxCallsPerConnection ?? claw.config.limits.maxCallsPerConnection,
     sendFrame: (text) => void send(text),
@@ -173,6 +185,7 @@ export function bridgeSocket(claw: Claw, socket: BridgeSocket, options: WsBridge
     }
   }, options.pingIntervalMs ?? 30_000);
   heartbeat.unref();
+  options.grant?.signal.addEventListener("abort", revoked, { once: true });
 
   return {
     peer,

@@ -8,7 +8,7 @@ import { type WebSocket, WebSocketServer } from "ws";
 import type { Claw } from "../src/claw.js";
 import { ClawError } from "../src/errors.js";
 import { refuseSocket } from "./raw-response.js";
-import { type AccessPolicy, checkAccess } from "./security.js";
+import { type AccessGrant, type AccessPolicy, checkAccess } from "./security.js";
 import { bridgeSocket, type WsBridgeOptions } from "./ws-bridge.js";
 
 /** Options of {@link attachWebSocket}. */
@@ -52,18 +52,19 @@ export function attachWebSocket(claw: Claw, server: Server, options: WebSocketOp
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
+    let grant: AccessGrant;
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
       if (url.pathname !== path)
         throw new ClawError("not_found", `no WebSocket endpoint at ${url.pathname}; use ${path}`);
       checkHandshake(req);
-      checkAccess(req, options.policy, { stream: true });
+      grant = checkAccess(req, options.policy, { stream: true, scoped: claw.services.tokens });
     } catch (err) {
       refuseSocket(socket, err);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      const bridge = bridgeSocket(claw, ws, { ...options, maxMessageBytes });
+      const bridge = bridgeSocket(claw, ws, { ...options, maxMessageBytes, grant: grant.scoped });
       ws.on("message", (data) => bridge.message(data));
       ws.on("pong", () => bridge.pong());
       ws.on("close", () => bridge.closed());

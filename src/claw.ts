@@ -2,6 +2,7 @@
  * createClaw: opens the store, builds the services and returns the typed handles. The same
  * dispatcher backs the handles and every adapter.
  */
+import { ScopedTokens } from "./access/scoped-tokens.js";
 import { SessionService } from "./agent/session-service.js";
 import { BashRunner } from "./bash/bash-runner.js";
 import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "./bash/sandbox.js";
@@ -86,7 +87,8 @@ export function createClaw(options: ClawOptions = {}): Claw {
     if (reaped > 0)
       config.log(`tsclaw: killed ${reaped} bash processes a previous server on ${config.db} left running`);
   }
-  const sessions = new SessionService({ config, db, bus, bash });
+  const tokens = new ScopedTokens();
+  const sessions = new SessionService({ config, db, bus, bash, tokens });
   const tasks = new TaskService({ config, db, bus, sessions, identity });
   const memory = new MemoryService({ config, db });
   const services: Services = {
@@ -99,6 +101,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     tasks,
     memory,
     storage,
+    tokens,
     calls: new CallRegistry(),
     ops: OPS,
   };
@@ -142,6 +145,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
         await sessions.close();
         await dispatcher.idle(5000); // let in-flight calls answer before the database goes
         bash.close(); // what keepBackground calls left running
+        tokens.revokeAll();
         bus.close();
         storage.stop();
         opened.close();

@@ -80,7 +80,7 @@ export interface ClawOptions {
   env?: NodeJS.ProcessEnv;
   /** URL of this service, given to bash as CLAW_URL (set by `serve`). Default: none */
   url?: string;
-  /** Token given to bash as CLAW_TOKEN (set by `serve`). Default: none */
+  /** The server's token (set by `serve`); bash never gets it: each run or call gets a scoped token. Default: none */
   token?: string;
   /** Who must send a token and where it is, as the guide states it (set by `serve`). Default: no listener, no token */
   access?: AccessFacts;

@@ -4,6 +4,9 @@
  * typed handle goes through it.
  */
 import type { z } from "zod";
+import { assertLive, type ScopedGrant } from "./access/scoped-tokens.js";
+import { authorizeScoped } from "./access/token-scope.js";
+import type { SessionRef } from "./agent/session-schemas.js";
 import { ClawError, toClawError } from "./errors.js";
 import type { AnyOpDef, Connection, OpContext, Transport } from "./registry.js";
 import type { Services } from "./services.js";
@@ -18,6 +21,11 @@ export interface CallContext {
   connection?: Connection;
   /** Names the call for `cancel_call` (from the request envelope). */
   callId?: string;
+  /**
+   * Present when the caller presented a scoped token (an agent run's or a bash call's): the
+   * call must fall inside its scope, and the token must still be live.
+   */
+  grant?: ScopedGrant;
 }
 
 /** A zod issue in words a caller acts on: zod says "expected nonoptional, received undefined" for a missing field. */
@@ -116,6 +124,18 @@ export class Dispatcher {
     });
   }
 
+  /** Throws unless a scoped token's grant is live and covers this call. */
+  private authorize(grant: ScopedGrant, op: AnyOpDef, args: unknown): void {
+    assertLive(grant);
+    authorizeScoped(grant.scope, op.name, args, (ref) => {
+      try {
+        return this.services().sessions.get(ref as SessionRef).sessionId;
+      } catch {
+        return undefined; // no such session: not the scope's either
+      }
+    });
+  }
+
   /** Runs an operation by name and returns its result; throws ClawError. */
   async call(name: string, args: unknown, ctx: CallContext = {}): Promise<unknown> {
     if (this.closing)
@@ -124,6 +144,7 @@ export class Dispatcher {
     if (!op) throw this.unknownOp(name);
     const parsed = op.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArgs(op.name, parsed.error);
+    if (ctx.grant) this.authorize(ctx.grant, op, parsed.data);
     const self = this;
     // Linked on first use: most calls (out, get_task, …) never look at their signal, and an
     // AbortController per call halves the throughput of `out` (bench/bus.ts: 0.31 vs 0.7).
@@ -184,6 +205,7 @@ export class Dispatcher {
     if (!op.open) throw new ClawError("invalid_request", `${op.name} is not a stream operation; call it`);
     const parsed = op.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArgs(op.name, parsed.error);
+    if (ctx.grant) this.authorize(ctx.grant, op, parsed.data);
     const services = this.services();
     services.storage.assertAvailable();
     return op.open(parsed.data, {

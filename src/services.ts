@@ -1,5 +1,6 @@
 /** The services an operation handler can reach, built once per claw by createClaw. */
 
+import type { ScopedTokens } from "./access/scoped-tokens.js";
 import type { SessionService } from "./agent/session-service.js";
 import type { BashRunner } from "./bash/bash-runner.js";
 import type { BusService } from "./bus/bus-service.js";
@@ -22,6 +23,8 @@ export interface Services {
   sessions: SessionService;
   tasks: TaskService;
   memory: MemoryService;
+  /** Tokens minted for runs and bash calls (handed to their scripts as CLAW_TOKEN). */
+  tokens: ScopedTokens;
   /** Whether the database files are still the ones opened. */
   storage: StorageGuard;
   /** Calls in flight named by a callId (cancel_call). */

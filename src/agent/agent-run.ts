@@ -36,6 +36,8 @@ export interface AgentRunContext {
   runId: string;
   taskId?: string;
   signal: AbortSignal;
+  /** The run's scoped token, given to its bash as CLAW_TOKEN (served claws only). */
+  token?: string;
 }
 
 /** Where the run's first user message comes from: given text, or a queued prompt (its row id). */

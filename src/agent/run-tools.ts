@@ -28,7 +28,7 @@ export async function runCalls(deps: AgentRunDeps, ctx: AgentRunContext, calls: 
     CLAW_TASK_ID: ctx.taskId,
     CLAW_BUS: session.bus,
     CLAW_URL: config.url,
-    CLAW_TOKEN: config.token,
+    CLAW_TOKEN: ctx.token, // scoped to this run, never the server's token
   };
   const finish = (call: ModelCall, outcome: ToolOutcome, skipped = false) => {
     store.append(session.sessionId, {

@@ -4,6 +4,7 @@
  * caller's promise once its events are committed.
  */
 import type OpenAI from "openai";
+import type { ScopedTokens } from "../access/scoped-tokens.js";
 import type { BashRunner } from "../bash/bash-runner.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config.js";
@@ -25,6 +26,7 @@ export interface JobDeps {
   bash: BashRunner;
   store: SessionStore;
   model: ModelCaller;
+  tokens: ScopedTokens;
 }
 
 /** A promise with its settle functions (the caller's side of a job). */
@@ -78,11 +80,26 @@ export function runJob(
         const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
         const { config, store, bash, model } = deps;
-        const result = await executeRun(
-          { config, store, bash, model, client: a.client, events },
-          { session, runId, taskId: opts.taskId, signal: controller.signal },
-          a.first,
-        );
+        // Served, the run's bash gets a token of its own, scoped to this run and ended with it.
+        const token = config.url
+          ? deps.tokens.mint({
+              owner: `run ${runId} of session ${session.sessionId}`,
+              buses: [session.bus],
+              sessionId: session.sessionId,
+              sessionKey: session.sessionKey,
+              taskId: opts.taskId,
+            })
+          : undefined;
+        let result: RunResult;
+        try {
+          result = await executeRun(
+            { config, store, bash, model, client: a.client, events },
+            { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token },
+            a.first,
+          );
+        } finally {
+          token?.revoke();
+        }
         unlink();
         // Settled before the next job starts (its handlers run first): a task's end is recorded
         // before the next task of its session begins, and a caller reads every event of its run.

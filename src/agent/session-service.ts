@@ -12,7 +12,9 @@
  *   resolves with the {@link RunResult} once the run has ended (failures are a status); it
  *   rejects when the job never started (`cancelled` through `signal`, `shutting_down`).
  */
+
 import { randomUUID } from "node:crypto";
+import type { ScopedTokens } from "../access/scoped-tokens.js";
 import type { BashRunner } from "../bash/bash-runner.js";
 import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusService } from "../bus/bus-service.js";
@@ -37,6 +39,8 @@ export interface SessionServiceDeps {
   db: Db;
   bus: BusService;
   bash: BashRunner;
+  /** Where each run's scoped CLAW_TOKEN is minted. */
+  tokens: ScopedTokens;
 }
 
 /** Options of {@link SessionService.run}. */
@@ -259,8 +263,8 @@ export class SessionService {
   }
 
   private jobDeps() {
-    const { config, bus, bash } = this.deps;
-    return { config, bus, bash, store: this.store, model: this.model };
+    const { config, bus, bash, tokens } = this.deps;
+    return { config, bus, bash, tokens, store: this.store, model: this.model };
   }
 
   private clientFor(session: Session) {

@@ -151,8 +151,9 @@ The payloads on \`demo-bus\`, in seq order (ids shortened; each also has \`sessi
 \`\`\`
 
 Bash run by the agent has \`CLAW_SESSION_ID\`, \`CLAW_SESSION_KEY\`, \`CLAW_BUS\`, \`CLAW_TASK_ID\`
-(as a task) and, under \`tsclaw serve\`, \`CLAW_URL\` (and \`CLAW_TOKEN\`), so it can call this
-service about its own work.
+(as a task) and, under \`tsclaw serve\`, \`CLAW_URL\` and \`CLAW_TOKEN\`, so it can call this
+service about its own work. That \`CLAW_TOKEN\` is scoped to the run (its session's bus, its own
+task, its session's read operations) and revoked when the run ends.
 `;
 
 /** The contract sections by the name `GET /doc?section=` takes, in display order. */

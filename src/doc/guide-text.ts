@@ -38,6 +38,14 @@ curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: applic
 - On this server: {AUTH_LINE}
 - From bash started by tsclaw, \`$CLAW_URL\` points back here and \`$CLAW_TOKEN\` holds a token,
   so a script can call \`curl -s "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" …\`.
+  That token is never the server's: it is minted for the one agent run (or \`bash\` call) and
+  revoked when it ends (then \`401\`; sockets opened with it close with 4001; a restart revokes
+  all). An agent run's token may call \`out\`/\`read\`/\`subscribe\` on the session's bus,
+  \`get_task\`/\`check_task\`/\`task_update\` on its own task, the session's read operations
+  (\`get_state\`, \`get_messages\`, \`get_session_stats\`, \`get_last_assistant_text\`,
+  \`export_session\`), and \`ops\`, \`doc\`, \`server_identity\`, \`unsubscribe\`; a \`bash\`
+  call's token only the bus operations on the buses its event specs name (\`thebus\` when none).
+  Anything else is \`403 forbidden\`, and \`/mcp\` does not take it.
 - \`GET /doc?format=json\` (or the \`ops\` operation) returns the JSON Schema of every operation's
   arguments and result. \`GET /health\` answers \`{"ok": true, …}\`.
 `;

@@ -1,5 +1,7 @@
 /** The bash operation. */
-import { bashArgsSchema, bashResultSchema, toBashRequest } from "../bash/bash-schema.js";
+import type { TokenScope } from "../access/token-scope.js";
+import { type BashArgs, bashArgsSchema, bashResultSchema, toBashRequest } from "../bash/bash-schema.js";
+import { DEFAULT_BUS } from "../bus/bus-name.js";
 import { defineOp } from "../registry.js";
 
 export const bashOp = defineOp({
@@ -15,6 +17,7 @@ export const bashOp = defineOp({
     "Lines are split on `\\n` (a trailing `\\r` removed, a final unterminated line included). Every event of the run is committed, in order, before the result returns. Captured stdout/stderr keep the last 1 MiB each (`truncated: true`); every line is still published.",
     "Every event fits the payload limit (default 1 MiB of JSON): a template whose event cannot fit even with an empty value is refused with `invalid_args` before the script starts; a line whose event would pass the limit is cut so that it fits (`linesCut` counts them). A call publishes at most `maxEventsPerCall` line events (default 100 000; `--max-bash-events`, `CLAW_MAX_BASH_EVENTS`); later lines are not published and `eventsDropped` counts them, while the exit and timeout events are still published.",
     "A NUL byte in `script`, `env` (names or values) or `cwd`, an env name with `=`, and a template nested deeper than 64 levels are `invalid_args`. A script or variable too large for the OS's argument limit (128 KiB each) still runs: the server passes the script through a private file and exports large variables from it.",
+    "Under `serve` the script gets `CLAW_URL` and a `CLAW_TOKEN` minted for this call alone and revoked when it returns (401 after that): it may `out`, `read` and `subscribe` on the buses this call's event specs name (`thebus` when they name none), and call `ops`, `doc`, `server_identity`; nothing else (no bash, no other bus). The server's own token never reaches a script.",
     "Provider API keys are removed from the environment. Every process of a call carries `TSCLAW_BASH=<instance>:<call>`, which is how the server finds what left the process group.",
   ].join("\n\n"),
   input: bashArgsSchema,
@@ -27,13 +30,27 @@ export const bashOp = defineOp({
   },
   errors: ["too_many_requests", "cancelled"],
   handle: "bash",
-  handler: (args, { services, signal }) =>
-    services.bash.run(toBashRequest(args), { signal, contextEnv: baseContextEnv(services.config) }),
+  handler: async (args, { services, signal }) => {
+    const { url } = services.config;
+    // Served, the script may call back, with a token that ends with this call.
+    const token = url ? services.tokens.mint(callScope(args)) : undefined;
+    try {
+      return await services.bash.run(toBashRequest(args), {
+        signal,
+        contextEnv: { CLAW_URL: url, CLAW_TOKEN: token?.token },
+      });
+    } finally {
+      token?.revoke();
+    }
+  },
 });
 
-/** CLAW_URL / CLAW_TOKEN for a bash run outside any session. */
-function baseContextEnv(config: { url?: string; token?: string }): Record<string, string | undefined> {
-  return { CLAW_URL: config.url, CLAW_TOKEN: config.token };
+/** A bash call's token reaches the buses its events go to, and nothing of sessions or tasks. */
+function callScope(args: BashArgs): TokenScope {
+  const specs = [args.stdoutLineEvent, args.stderrLineEvent, args.exitEvent, args.timeoutEvent];
+  const buses = new Set(specs.filter((s) => s !== undefined).map((s) => s.bus ?? DEFAULT_BUS));
+  if (buses.size === 0) buses.add(DEFAULT_BUS);
+  return { owner: "one bash call", buses: [...buses] };
 }
 
 /** Bash operations. */

@@ -1,0 +1,118 @@
+/**
+ * What a scoped token may do. A token handed to bash (an agent run's, or one `bash` call's)
+ * reaches only that run's own bus, session and task: the model provider sees what the script
+ * prints, so whatever the script holds must not be the server's credential for running code.
+ * Everything not listed here is refused: bash, prompts, new sessions or tasks, other buses,
+ * listing, trimming, memory, and minting stream tickets.
+ */
+import { ClawError } from "../errors.js";
+
+/** The reach of one scoped token. */
+export interface TokenScope {
+  /** Who the token belongs to, for error messages (e.g. `run run_… of session s_…`). */
+  owner: string;
+  /** Buses it may `out`, `read` and `subscribe` on. */
+  buses: readonly string[];
+  /** The session whose read operations it may call. */
+  sessionId?: string;
+  /** That session's key (accepted wherever the session may be named by key). */
+  sessionKey?: string;
+  /** The task it may `get_task`, `check_task` and `task_update`. */
+  taskId?: string;
+}
+
+/** Bus operations limited to the scope's buses. */
+const BUS_OPS = new Set(["out", "read", "subscribe"]);
+/** Task operations limited to the scope's task. */
+const TASK_OPS = new Set(["get_task", "check_task", "task_update"]);
+/** Read operations of the scope's session. */
+const SESSION_READ_OPS = new Set([
+  "get_state",
+  "get_messages",
+  "get_session_stats",
+  "get_last_assistant_text",
+  "export_session",
+]);
+/** Harmless to anyone holding a token: the catalog, the guide, the identity, ending one's own subscription. */
+const ANY_SCOPE_OPS = new Set(["ops", "doc", "server_identity", "unsubscribe"]);
+
+/** The operations a scoped token may call, for docs and messages. */
+export const SCOPED_OPS: readonly string[] = [...BUS_OPS, ...TASK_OPS, ...SESSION_READ_OPS, ...ANY_SCOPE_OPS];
+
+type Args = Record<string, unknown>;
+
+function refused(scope: TokenScope, what: string): ClawError {
+  return new ClawError(
+    "forbidden",
+    `this token is scoped to ${scope.owner}: ${what}. It may call ${SCOPED_OPS.join(", ")} on its own bus, session and task only`,
+    { scope: scopeDetails(scope) },
+  );
+}
+
+/** The scope as error details (ids and names, never a secret). */
+export function scopeDetails(scope: TokenScope): Record<string, unknown> {
+  return {
+    buses: scope.buses,
+    ...(scope.sessionId ? { sessionId: scope.sessionId } : {}),
+    ...(scope.taskId ? { taskId: scope.taskId } : {}),
+  };
+}
+
+/** True when every session reference in `a` names the scope's session (and at least one does). */
+function namesOwnSession(scope: TokenScope, a: Args): boolean {
+  if (scope.sessionId === undefined) return false;
+  const own = [scope.sessionId, scope.sessionKey].filter((v) => v !== undefined);
+  const refs: [unknown, readonly unknown[]][] = [
+    [a.sessionId, [scope.sessionId]],
+    [a.sessionKey, [scope.sessionKey]],
+    [a.session, own],
+  ];
+  let named = false;
+  for (const [value, allowed] of refs) {
+    if (value === undefined) continue;
+    if (!allowed.includes(value)) return false;
+    named = true;
+  }
+  return named;
+}
+
+/** True when every task reference in `a` names the scope's task (and at least one does). */
+function namesOwnTask(scope: TokenScope, a: Args): boolean {
+  if (scope.taskId === undefined) return false;
+  const refs = [a.taskId, a.jobId].filter((v) => v !== undefined);
+  return refs.length > 0 && refs.every((v) => v === scope.taskId);
+}
+
+/**
+ * Throws `forbidden` unless `scope` allows operation `op` (its canonical name) with validated
+ * `args` (defaults applied). `resolveSession` maps a session reference to its id, so a key that
+ * happens to equal another session's id cannot reach that session.
+ */
+export function authorizeScoped(
+  scope: TokenScope,
+  op: string,
+  args: unknown,
+  resolveSession: (a: Args) => string | undefined,
+): void {
+  const a = (args ?? {}) as Args;
+  if (ANY_SCOPE_OPS.has(op)) return;
+  if (BUS_OPS.has(op)) {
+    const bus = typeof a.bus === "string" ? a.bus : "thebus";
+    if (!scope.buses.includes(bus)) throw refused(scope, `bus "${bus}" is not its bus (${scope.buses.join(", ")})`);
+    return;
+  }
+  if (TASK_OPS.has(op)) {
+    if (!namesOwnTask(scope, a))
+      throw refused(scope, scope.taskId ? `only task ${scope.taskId} is its task` : "it belongs to no task");
+    return;
+  }
+  if (SESSION_READ_OPS.has(op)) {
+    if (!namesOwnSession(scope, a) || resolveSession(a) !== scope.sessionId)
+      throw refused(
+        scope,
+        scope.sessionId ? `only session ${scope.sessionId} is its session` : "it belongs to no session",
+      );
+    return;
+  }
+  throw refused(scope, `operation ${op} is outside its scope`);
+}
