@@ -83,6 +83,13 @@ export function blankArgValues(buf: Buffer, flags: readonly string[]): string[] 
       } else if (arg.startsWith(`${flag}=`)) {
         buf.fill(0x2a, from + flag.length + 1, to);
         found.push(flag);
+      } else if (arg.includes(" ")) {
+        // A process title over argv (npm: "npm start -- --token T"): the words after the flag.
+        for (const m of arg.matchAll(new RegExp(`(?:^| )${flag}[ =]([^ ]+)`, "g"))) {
+          const at = from + m.index! + m[0].length - m[1]!.length;
+          buf.fill(0x2a, at, at + m[1]!.length);
+          found.push(flag);
+        }
       }
     }
   }
@@ -91,11 +98,50 @@ export function blankArgValues(buf: Buffer, flags: readonly string[]): string[] 
 
 /** Overwrites secret values in this process's initial environment and argument blocks. */
 export function scrubOwnSecrets(isSecret: (name: string) => boolean, secretFlags: readonly string[]): ScrubResult {
+  return scrubProcess("self", isSecret, secretFlags);
+}
+
+/**
+ * True when `pid` is an npm or npx process: npm sets its title to "npm start …" (one string over
+ * its argv), else its command line runs npm-cli.js / npx-cli.js.
+ */
+export function isNpmProcess(pid: number): boolean {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").slice(0, 3);
+    return argv.some((a) => /^(\S*\/)?(npm|npx)(-cli\.js)?( |$)/.test(a));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `npm start` (and `npx tsclaw`) leaves npm's own process running as this one's parent, with
+ * the keys in its initial environment. When this process was started that way, blank them there
+ * too (a process may write another's memory when it may ptrace it: same user, and Yama's
+ * ptrace_scope 0; with ptrace_scope 1 a child may not, and `skipped` says so). Returns undefined
+ * when the parent is not npm.
+ */
+export function scrubLauncherSecrets(
+  isSecret: (name: string) => boolean,
+  secretFlags: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): (ScrubResult & { pid: number }) | undefined {
+  if (process.platform !== "linux" || env.npm_lifecycle_event === undefined) return undefined;
+  const pid = process.ppid;
+  if (!isNpmProcess(pid)) return undefined;
+  return { pid, ...scrubProcess(pid, isSecret, secretFlags) };
+}
+
+function scrubProcess(
+  pid: number | "self",
+  isSecret: (name: string) => boolean,
+  secretFlags: readonly string[],
+): ScrubResult {
   if (process.platform !== "linux") return { env: [], args: [], skipped: "not Linux" };
   let fd: number | undefined;
   try {
-    const b = blocks("self");
-    fd = openSync("/proc/self/mem", "r+");
+    const b = blocks(pid);
+    fd = openSync(`/proc/${pid}/mem`, "r+");
     const env = readMem(fd, b.envStart, b.envEnd);
     const envNames = blankEnvValues(env, isSecret);
     if (envNames.length > 0) writeSync(fd, env, 0, env.length, b.envStart);

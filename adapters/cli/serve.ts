@@ -10,7 +10,7 @@ import { defaultUiDir } from "../ui-static.js";
 import { attachWebSocket } from "../ws-server.js";
 import type { CommandLine } from "./flags.js";
 import { flagsHelp } from "./help.js";
-import { scrubOwnSecrets } from "./scrub-secrets.js";
+import { scrubLauncherSecrets, scrubOwnSecrets } from "./scrub-secrets.js";
 import { checkTokenChoice, resolveServerToken, type TokenChoice } from "./server-token.js";
 
 /** Help of `tsclaw serve`. */
@@ -84,7 +84,9 @@ export async function serve(cl: CommandLine): Promise<number> {
     },
   });
   // Keys and token are read: take them out of /proc/<pid>/environ and cmdline.
-  const scrubbed = scrubOwnSecrets((name) => name === "CLAW_TOKEN" || isProviderKeyVar(name), ["--token"]);
+  const isSecret = (name: string) => name === "CLAW_TOKEN" || isProviderKeyVar(name);
+  const scrubbed = scrubOwnSecrets(isSecret, ["--token"]);
+  const launcher = scrubLauncherSecrets(isSecret, ["--token"]); // npm's own process, under `npm start`
   const http = bound.attach(claw, {
     policy,
     mcp: { pollAfterMs: cl.get<number>("mcp-poll"), testTools: cl.get<boolean>("mcp-test-tools") ?? false },
@@ -98,6 +100,10 @@ export async function serve(cl: CommandLine): Promise<number> {
   log(`  model:    ${c.model} via ${c.provider}${c.baseURL ? ` at ${c.baseURL}` : ""}`);
   log(`  key:      ${providerKeyStatus(c)}`);
   if (scrubbed.skipped) log(`  WARNING:  secrets stay readable in /proc/${process.pid}/environ: ${scrubbed.skipped}`);
+  if (launcher?.skipped)
+    log(
+      `  WARNING:  secrets stay readable in /proc/${launcher.pid}/environ of npm (${launcher.skipped}); start with \`node dist/cli.js serve\` or \`--sandbox bwrap\` instead`,
+    );
   log(`  project:  ${c.project}   instance: ${claw.identity.instance}`);
   log(`  token:    ${serverToken.banner}`);
   for (const w of serverToken.warnings) log(`  WARNING:  ${w}`);
