@@ -144,7 +144,11 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       }
       const sse = /^\/bus\/([^/]+)\/events$/.exec(url.pathname);
       if (sse && req.method === "GET") {
-        const grant = checkAccess(req, policy, { stream: true, scoped: claw.services.tokens });
+        const grant = checkAccess(req, policy, {
+          stream: true,
+          scoped: claw.services.tokens,
+          tickets: claw.services.tickets,
+        });
         return handleSse(claw, req, res, decodeBusName(sse[1]!), url, grant.scoped);
       }
       throw new ClawError(

@@ -8,6 +8,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { SCOPED_TOKEN_PREFIX, type ScopedGrant, type ScopedTokens } from "../src/access/scoped-tokens.js";
+import type { StreamTickets } from "../src/access/stream-tickets.js";
 import { ClawError } from "../src/errors.js";
 
 /** Access policy of a server. */
@@ -122,6 +123,8 @@ export interface AccessRoute {
    * for routes whose calls do not all pass through the dispatcher with the grant (MCP).
    */
   scoped?: ScopedTokens;
+  /** Single-use tickets this route accepts as `?ticket=` (GET streams only). Default: none */
+  tickets?: StreamTickets;
 }
 
 /** The token a caller presented, once {@link checkAccess} let it through. */
@@ -152,6 +155,17 @@ export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: A
     throw new ClawError(
       "forbidden",
       `Origin ${origin} is not allowed; only same-origin requests and configured origins may call this server`,
+    );
+  }
+  const ticket = new URL(req.url ?? "/", "http://x").searchParams.get("ticket");
+  if (ticket !== null) {
+    if (!(route.tickets && route.stream && req.method === "GET"))
+      throw unauthorized("?ticket= is accepted only on GET streams (SSE, WebSocket)", loopback, policy);
+    if (route.tickets.consume(ticket)) return {}; // the minter's rights: only the server token may mint
+    throw unauthorized(
+      "this ticket is unknown, used or expired (a ticket opens one stream within 60 s)",
+      loopback,
+      policy,
     );
   }
   const given = presented(req);

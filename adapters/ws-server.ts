@@ -58,7 +58,11 @@ export function attachWebSocket(claw: Claw, server: Server, options: WebSocketOp
       if (url.pathname !== path)
         throw new ClawError("not_found", `no WebSocket endpoint at ${url.pathname}; use ${path}`);
       checkHandshake(req);
-      grant = checkAccess(req, options.policy, { stream: true, scoped: claw.services.tokens });
+      grant = checkAccess(req, options.policy, {
+        stream: true,
+        scoped: claw.services.tokens,
+        tickets: claw.services.tickets,
+      });
     } catch (err) {
       refuseSocket(socket, err);
       return;

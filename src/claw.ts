@@ -3,6 +3,7 @@
  * dispatcher backs the handles and every adapter.
  */
 import { ScopedTokens } from "./access/scoped-tokens.js";
+import { StreamTickets } from "./access/stream-tickets.js";
 import { SessionService } from "./agent/session-service.js";
 import { BashRunner } from "./bash/bash-runner.js";
 import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "./bash/sandbox.js";
@@ -102,6 +103,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     memory,
     storage,
     tokens,
+    tickets: new StreamTickets(),
     calls: new CallRegistry(),
     ops: OPS,
   };

@@ -1,6 +1,7 @@
 /** The services an operation handler can reach, built once per claw by createClaw. */
 
 import type { ScopedTokens } from "./access/scoped-tokens.js";
+import type { StreamTickets } from "./access/stream-tickets.js";
 import type { SessionService } from "./agent/session-service.js";
 import type { BashRunner } from "./bash/bash-runner.js";
 import type { BusService } from "./bus/bus-service.js";
@@ -25,6 +26,8 @@ export interface Services {
   memory: MemoryService;
   /** Tokens minted for runs and bash calls (handed to their scripts as CLAW_TOKEN). */
   tokens: ScopedTokens;
+  /** Single-use tickets for GET streams (`stream_ticket`). */
+  tickets: StreamTickets;
   /** Whether the database files are still the ones opened. */
   storage: StorageGuard;
   /** Calls in flight named by a callId (cancel_call). */

@@ -79,6 +79,8 @@ export const META_CASES: ParityCase[] = [
     expect: "ok",
   },
   { name: "cancel_call short id", op: "cancel_call", args: { callId: "short" }, expect: "invalid_args" },
+  { op: "stream_ticket", args: {}, expect: "ok" },
+  { name: "stream_ticket extra arg", op: "stream_ticket", args: { bus: "p" }, expect: "invalid_args" },
 ];
 
 export const SESSION_CASES: ParityCase[] = [
@@ -190,7 +192,7 @@ export const PARITY_CASES: ParityCase[] = [...BUS_CASES, ...BASH_CASES, ...META_
 /** A case's name. */
 export const caseName = (c: ParityCase): string => c.name ?? c.op;
 
-const VOLATILE_KEY = /^(ts|at|sub|instance|id)$|At$|Ms$|Id$/;
+const VOLATILE_KEY = /^(ts|at|sub|instance|id|ticket)$|At$|Ms$|Id$/;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 /**

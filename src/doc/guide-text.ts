@@ -33,7 +33,9 @@ curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: applic
   unauthorized\` without it). \`tsclaw serve\` keeps its token in \`<db>.token\` beside its
   database (mode 0600; for example \`export CLAW_TOKEN=$(cat claw.db.token)\`), unless it was
   given one with \`--token-file\` or \`CLAW_TOKEN\`; a 401 answered to this machine says where it
-  is. \`?token=\` works only on GET streams (SSE, the WebSocket upgrade). \`GET /health\` and
+  is. \`?token=\` works only on GET streams (SSE, the WebSocket upgrade); better, mint a
+  single-use ticket with \`stream_ticket\` (valid 60 s) and open the stream with \`?ticket=\`,
+  so the long-lived token never sits in a URL. \`GET /health\` and
   \`GET /doc\` need no token. Browsers may call only from the same origin.
 - On this server: {AUTH_LINE}
 - From bash started by tsclaw, \`$CLAW_URL\` points back here and \`$CLAW_TOKEN\` holds a token,
@@ -60,7 +62,7 @@ export const TRANSPORTS = `## The other ways in
   [{"sub", "bus", "lastSeq"}]}\` and closed with code 4008 (reason \`slow_consumer lastSeq=N\`);
   reconnect and \`subscribe\` with \`after: lastSeq\` to lose nothing. The server pings; a peer that
   stops answering is dropped. Clients send the Authorization header with the upgrade (browsers,
-  which cannot, use \`?token=\`).
+  which cannot, use \`?ticket=\` from \`stream_ticket\`, or \`?token=\`).
 - **stdio** (\`tsclaw stdio\`): one JSON request per line on stdin, one response line per request
   on stdout, plus event lines for subscriptions. Requests run concurrently, as on a WebSocket: a
   long \`bash\` or \`check_task\` does not hold up the lines after it, so responses may come out
@@ -76,7 +78,7 @@ export const TRANSPORTS = `## The other ways in
   with the same URL, so it resumes where it stopped). The stream opens with \`retry: {SSE_RETRY_MS}\` (a
   dropped EventSource reconnects after {SSE_RETRY_MS} ms) and a comment naming the starting seq, and sends a
   comment line every {SSE_HEARTBEAT_S} s as a heartbeat (\`?heartbeat=<seconds>\`, 1–300, changes it). Browsers
-  cannot set headers on EventSource: pass the token as \`?token=<token>\` (GET streams only).
+  cannot set headers on EventSource: pass a ticket from \`stream_ticket\` as \`?ticket=\` (single use, 60 s), or the token as \`?token=<token>\` (GET streams only).
 - **MCP**: \`/mcp\` speaks the Model Context Protocol (Streamable HTTP, same token rules; \`tsclaw
   mcp\` over stdio). Every operation above except \`subscribe\` is a tool of the same name whose
   annotations carry the operation's effects; \`run_task\` also runs as an MCP task with the same id.

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { catalog, catalogEntrySchema } from "../catalog.js";
 import { guideSectionNames, renderGuide } from "../doc/markdown.js";
 import { defineOp } from "../registry.js";
+import { streamTicketOp } from "./stream-ticket.js";
 
 export const opsOp = defineOp({
   name: "ops",
@@ -58,4 +59,4 @@ export const cancelCallOp = defineOp({
 });
 
 /** Meta operations. */
-export const metaOps = [opsOp, docOp, cancelCallOp] as const;
+export const metaOps = [opsOp, docOp, cancelCallOp, streamTicketOp] as const;
