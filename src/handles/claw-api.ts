@@ -22,7 +22,9 @@ export interface TaskHandle extends GroupMethods<"task"> {
  * The handles shared by local and remote claws. `Unsubscribe` is what a callback subscription
  * returns (`() => void` locally, `() => Promise<void>` remotely).
  */
-export interface ClawApi<Unsubscribe = () => void> extends Omit<DerivedGroups, "bus" | "session" | "task">, TopMethods {
+export interface ClawApi<Unsubscribe = () => void>
+  extends Omit<DerivedGroups<Unsubscribe>, "bus" | "session" | "task">,
+    TopMethods {
   /** Bus operations and subscriptions. */
   bus: BusHandle<Unsubscribe>;
   /** Sessions, and handles bound to one session. */
@@ -52,7 +54,7 @@ export function assembleHandles<U>(derived: Derived): Omit<ClawApi<U>, "call" | 
   };
   return {
     ...(derived.top as TopMethods),
-    ...(groups as unknown as Omit<DerivedGroups, "bus" | "session" | "task">),
+    ...(groups as unknown as Omit<DerivedGroups<U>, "bus" | "session" | "task">),
     bus: bus as unknown as BusHandle<U>,
     session: createSessionsHandle(derived),
     task: {

@@ -84,8 +84,10 @@ export type TopMethods = {
       : never]: OpMethod<In<O>, Out<O>>;
 };
 
-/** Every handle group with its derived methods. */
-export type DerivedGroups = { [G in HandleGroup]: GroupMethods<G> };
+/** Every handle group with its derived methods: calls and streams. */
+export type DerivedGroups<Unsubscribe = () => void> = {
+  [G in HandleGroup]: GroupMethods<G> & StreamMethods<G, Unsubscribe>;
+};
 
 /** Methods of a session handle: the session operations that take a session reference, bound to it. */
 export type SessionBoundMethods = {
