@@ -12,14 +12,19 @@ export const MAX_TEMPLATE_DEPTH = 64;
 
 /** Substitutes `value` into `template`, returning a new value (the template is not changed). */
 export function fillTemplate(template: unknown, value: string | number | boolean): unknown {
-  if (typeof template === "string") {
-    if (template === MARK) return value;
-    return template.includes(MARK) ? template.split(MARK).join(String(value)) : template;
-  }
-  if (Array.isArray(template)) return template.map((t) => fillTemplate(t, value));
+  return mapStrings(template, (text) => {
+    if (text === MARK) return value;
+    return text.includes(MARK) ? text.split(MARK).join(String(value)) : text;
+  });
+}
+
+/** A copy of a JSON value with every string replaced by `f(string)`; keys and other values kept. */
+function mapStrings(template: unknown, f: (text: string) => unknown): unknown {
+  if (typeof template === "string") return f(template);
+  if (Array.isArray(template)) return template.map((t) => mapStrings(t, f));
   if (template !== null && typeof template === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(template)) out[k] = fillTemplate(v, value);
+    for (const [k, v] of Object.entries(template)) out[k] = mapStrings(v, f);
     return out;
   }
   return template;
@@ -57,7 +62,7 @@ export interface CompiledTemplate {
 export function compileTemplate(template: unknown): CompiledTemplate {
   const sentinel = "\u0000tsclaw-payload\u0000";
   const exactJson = JSON.stringify(sentinel);
-  const json = JSON.stringify(fillTemplateWithSentinel(template, sentinel)) ?? "null";
+  const json = JSON.stringify(mapStrings(template, (text) => text.split(MARK).join(sentinel))) ?? "null";
   const texts: string[] = [];
   const exact: boolean[] = [];
   let rest = json;
@@ -88,17 +93,6 @@ export function compileTemplate(template: unknown): CompiledTemplate {
           return out + rest;
         };
   return { render, emptyBytes: Buffer.byteLength(render("")), slots: n };
-}
-
-function fillTemplateWithSentinel(template: unknown, sentinel: string): unknown {
-  if (typeof template === "string") return template.split(MARK).join(sentinel);
-  if (Array.isArray(template)) return template.map((t) => fillTemplateWithSentinel(t, sentinel));
-  if (template !== null && typeof template === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(template)) out[k] = fillTemplateWithSentinel(v, sentinel);
-    return out;
-  }
-  return template;
 }
 
 /** UTF-8 bytes of `text` once JSON-escaped (without the quotes). */

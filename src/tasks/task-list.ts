@@ -1,6 +1,7 @@
 /** list_tasks: filters, counts per status, newest first, cursor paging. */
 import { ClawError } from "../errors.js";
 import type { Db } from "../store/db.js";
+import { Where } from "../store/where.js";
 import type { ListTasksArgs, ListTasksResult } from "./task-inputs.js";
 import { TASK_STATUSES, type TaskStatus } from "./task-schema.js";
 import { OPEN, TERMINAL } from "./task-status.js";
@@ -18,24 +19,12 @@ function decodeCursor(cursor: string): number {
 
 /** Runs a list query. */
 export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
-  const scope: string[] = [];
-  const params: unknown[] = [];
-  if (args.project !== undefined) {
-    scope.push("project = ?");
-    params.push(args.project);
-  }
-  if (args.sessionKey !== undefined) {
-    scope.push("session_key = ?");
-    params.push(args.sessionKey);
-  }
-  if (args.kind !== undefined) {
-    scope.push("kind = ?");
-    params.push(args.kind);
-  }
+  const scope = new Where().eq("project", args.project).eq("session_key", args.sessionKey).eq("kind", args.kind);
 
   const counts: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));
-  const countSql = `SELECT status, COUNT(*) AS n FROM tasks ${scope.length ? `WHERE ${scope.join(" AND ")}` : ""} GROUP BY status`;
-  for (const r of db.prepare<unknown[], { status: string; n: number }>(countSql).all(...params)) counts[r.status] = r.n;
+  const countSql = `SELECT status, COUNT(*) AS n FROM tasks ${scope.sql} GROUP BY status`;
+  for (const r of db.prepare<unknown[], { status: string; n: number }>(countSql).all(...scope.params))
+    counts[r.status] = r.n;
 
   let statuses: TaskStatus[] | undefined =
     args.status === undefined ? undefined : Array.isArray(args.status) ? args.status : [args.status];
@@ -43,21 +32,16 @@ export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
     const allowed = args.active ? OPEN : [...TERMINAL];
     statuses = (statuses ?? [...TASK_STATUSES]).filter((s) => allowed.includes(s));
   }
-  const where = [...scope];
-  const whereParams = [...params];
+  const where = scope.clone();
   if (statuses) {
     if (statuses.length === 0) return { tasks: [], counts, nextCursor: null };
-    where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
-    whereParams.push(...statuses);
+    where.add(`status IN (${statuses.map(() => "?").join(", ")})`, ...statuses);
   }
-  if (args.cursor !== undefined) {
-    where.push("seq < ?");
-    whereParams.push(decodeCursor(args.cursor));
-  }
-  const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
+  if (args.cursor !== undefined) where.add("seq < ?", decodeCursor(args.cursor));
+  const sql = `SELECT * FROM tasks ${where.sql} ORDER BY seq DESC LIMIT ?`;
   const rows: TaskRecord[] = db
     .prepare<unknown[], Parameters<typeof fromRaw>[0]>(sql)
-    .all(...whereParams, args.limit + 1)
+    .all(...where.params, args.limit + 1)
     .map(fromRaw);
   const more = rows.length > args.limit;
   const page = more ? rows.slice(0, args.limit) : rows;

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { type Usage, usageSchema } from "../agent/session-schemas.js";
 import { toClawError } from "../errors.js";
 import type { Db } from "../store/db.js";
+import { Where } from "../store/where.js";
 
 /** One telemetry record. */
 export const telemetryRecordSchema = z.object({
@@ -128,18 +129,9 @@ export class TaskTelemetry {
 
   /** Newest records first, optionally of one task and/or one op. */
   list(filter: { taskId?: string; op?: string; limit: number }): TelemetryRecord[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (filter.taskId !== undefined) {
-      where.push("task_id = ?");
-      params.push(filter.taskId);
-    }
-    if (filter.op !== undefined) {
-      where.push("op = ?");
-      params.push(filter.op);
-    }
-    const sql = `SELECT * FROM telemetry ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
-    const rows = this.db.prepare<unknown[], RawRecord>(sql).all(...params, filter.limit);
+    const where = new Where().eq("task_id", filter.taskId).eq("op", filter.op);
+    const sql = `SELECT * FROM telemetry ${where.sql} ORDER BY id DESC LIMIT ?`;
+    const rows = this.db.prepare<unknown[], RawRecord>(sql).all(...where.params, filter.limit);
     return rows.map((r) => ({
       id: r.id,
       ts: r.ts,
