@@ -5,17 +5,15 @@
  * bench/results/<UTC date>.json. Smoke runs write bench/results/smoke.json and --only runs
  * bench/results/partial.json; both are ignored by git, so a smoke run changes no tracked file.
  *
- * Flags: --smoke (or BENCH_SMOKE=1) small sizes; --only bus,http runs some; --compare prints
- * each row's change against the previous run (the newest kept full run; for a smoke run the
- * previous smoke run); --no-peers skips the peer rows ("peer not installed"); --strict exits 1 when a target is missed (by default only a crash
- * does); --prof writes a CPU profile per scenario to $TMPDIR/tsclaw-bench-prof/ (kept out of
- * the repository); --markdown also prints a Markdown table.
+ * Flags (strict: an unknown one prints the usage and exits 2; --help prints it): see USAGE.
+ * --compare compares with the newest kept full run (for a smoke run, the previous smoke run).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { BENCH_DIR, SMOKE } from "./measure.js";
+import { parseArgs } from "node:util";
+import { BENCH_DIR } from "./measure.js";
 import {
   type BenchReport,
   datedName,
@@ -41,11 +39,6 @@ const SCENARIOS = [
   "peer-tasks",
 ] as const;
 
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? "") : undefined;
-}
-
 function runScenario(name: string, profDir?: string): Promise<Row[]> {
   const args = ["--import", "tsx", "--expose-gc"];
   if (profDir) args.push("--cpu-prof", `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}.cpuprofile`);
@@ -57,7 +50,7 @@ function runScenario(name: string, profDir?: string): Promise<Row[]> {
       env: {
         ...process.env,
         BENCH_SMOKE: SMOKE ? "1" : "",
-        BENCH_NO_PEERS: process.argv.includes("--no-peers") ? "1" : (process.env.BENCH_NO_PEERS ?? ""),
+        BENCH_NO_PEERS: parsed["no-peers"] ? "1" : (process.env.BENCH_NO_PEERS ?? ""),
       },
     });
     let out = "";
@@ -72,14 +65,57 @@ function runScenario(name: string, profDir?: string): Promise<Row[]> {
   });
 }
 
-const only = flag("only")?.split(",").filter(Boolean);
+const USAGE = `usage: npm run bench [-- options]   (or: npx tsx bench/run.ts [options])
+
+Runs every scenario, each in a fresh node process, prints the table and keeps the run as
+bench/results/<UTC date>.json. A full run takes about 10–15 minutes on 2 cores.
+
+  --smoke          small sizes (about a minute and a half; what CI runs); writes results/smoke.json
+  --only A,B       run some scenarios (writes results/partial.json); known: ${SCENARIOS.join(", ")}
+  --compare        also print each row's change against the previous run
+  --no-peers       skip the peer rows (Redis, NATS, PostgreSQL), reported as "peer not installed"
+  --strict         exit 1 when a target is missed (by default only a crash does)
+  --prof           one CPU profile per scenario in $TMPDIR/tsclaw-bench-prof/
+  --markdown       also print the table as Markdown
+  -h, --help       this text
+`;
+
+let parsed: ReturnType<typeof parseOptions>;
+function parseOptions() {
+  return parseArgs({
+    strict: true,
+    allowPositionals: false,
+    options: {
+      smoke: { type: "boolean" },
+      only: { type: "string" },
+      compare: { type: "boolean" },
+      "no-peers": { type: "boolean" },
+      strict: { type: "boolean" },
+      prof: { type: "boolean" },
+      markdown: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  }).values;
+}
+try {
+  parsed = parseOptions();
+} catch (err) {
+  process.stderr.write(`bench: ${(err as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (parsed.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const SMOKE = parsed.smoke === true || process.env.BENCH_SMOKE === "1";
+const only = parsed.only?.split(",").filter(Boolean);
 const unknown = only?.filter((o) => !(SCENARIOS as readonly string[]).includes(o)) ?? [];
 if (unknown.length) {
   process.stderr.write(`bench: unknown scenario ${unknown.join(", ")}; known: ${SCENARIOS.join(", ")}\n`);
   process.exit(2);
 }
 const names = only?.length ? SCENARIOS.filter((s) => only.includes(s)) : SCENARIOS;
-const profDir = process.argv.includes("--prof") ? join(tmpdir(), "tsclaw-bench-prof") : undefined;
+const profDir = parsed.prof ? join(tmpdir(), "tsclaw-bench-prof") : undefined;
 mkdirSync(RESULTS_DIR, { recursive: true });
 if (profDir) {
   mkdirSync(profDir, { recursive: true });
@@ -134,8 +170,8 @@ process.stdout.write(
   `\ntsclaw bench${SMOKE ? " (smoke sizes)" : ""}: ${report.node}, ${report.cpus} cpus, load ${report.load![0]} → ${report.load![1]}, ${report.seconds} s\n\n`,
 );
 process.stdout.write(`${formatTable(rows)}\n`);
-if (process.argv.includes("--markdown")) process.stdout.write(`\n${formatMarkdown(rows)}\n`);
-if (process.argv.includes("--compare")) {
+if (parsed.markdown) process.stdout.write(`\n${formatMarkdown(rows)}\n`);
+if (parsed.compare) {
   process.stdout.write(
     previous && previousFile
       ? `\n${formatComparison(previous, report, basename(previousFile))}\n`
@@ -146,4 +182,4 @@ const missed = rows.filter((r) => r.pass === false).length;
 process.stdout.write(
   `\n${rows.filter((r) => r.pass === true).length} met, ${missed} missed, ${crashed} crashed; written to ${file}\n`,
 );
-process.exit(crashed > 0 || (missed > 0 && process.argv.includes("--strict")) ? 1 : 0);
+process.exit(crashed > 0 || (missed > 0 && parsed.strict === true) ? 1 : 0);
