@@ -27,6 +27,7 @@ import { StorageGuard } from "./store/storage-guard.js";
 import type { OpenedStream } from "./stream.js";
 import { MemoryService } from "./tasks/memory-service.js";
 import { TaskService } from "./tasks/task-service.js";
+import { telemetryMiddleware } from "./tasks/telemetry-middleware.js";
 import type { Response } from "./wire.js";
 
 /** A local claw: the shared handles over one database, plus its configuration and services. */
@@ -107,7 +108,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     calls: new CallRegistry(),
     ops: OPS,
   };
-  const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs);
+  const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs, [telemetryMiddleware]);
   const call = ((name: string, args: unknown, ctx?: CallContext) => dispatcher.call(name, args, ctx)) as Caller;
   sessions.start();
   tasks.start();

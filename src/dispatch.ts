@@ -8,7 +8,7 @@ import { assertLive, type ScopedGrant } from "./access/scoped-tokens.js";
 import { authorizeScoped } from "./access/token-scope.js";
 import type { SessionRef } from "./agent/session-schemas.js";
 import { ClawError, toClawError } from "./errors.js";
-import type { AnyOpDef, Connection, OpContext, Transport } from "./registry.js";
+import type { AnyOpDef, Connection, OpContext, OpMiddleware, Transport } from "./registry.js";
 import type { Services } from "./services.js";
 import type { OpenedStream } from "./stream.js";
 import { closest } from "./suggest.js";
@@ -45,9 +45,24 @@ export function invalidArgs(op: string, error: z.ZodError): ClawError {
   return new ClawError("invalid_args", `invalid arguments for ${op}: ${summary}`, { issues });
 }
 
+/** Runs one validated call of an operation: its handler, wrapped by the middleware that applies. */
+type Runner = (args: unknown, ctx: OpContext) => unknown;
+
+/** The handler of `op` wrapped by each middleware that applies to it (the first one outermost). */
+function runnerOf(op: AnyOpDef, middleware: readonly OpMiddleware[]): Runner {
+  let run: Runner = (args, ctx) => op.handler(args, ctx);
+  for (const m of [...middleware].reverse()) {
+    if (!m.applies(op)) continue;
+    const next = run;
+    run = (args, ctx) => m.around(op, args, ctx, async () => next(args, ctx));
+  }
+  return run;
+}
+
 /** Dispatches requests to registered operations. */
 export class Dispatcher {
   private readonly byName = new Map<string, AnyOpDef>();
+  private readonly runners = new Map<AnyOpDef, Runner>();
   private closing = false;
   /** Signals of calls in flight; aborted at shutdown so long waits and bash runs end and their callers get an answer. */
   private readonly linked = new Set<AbortController>();
@@ -55,11 +70,14 @@ export class Dispatcher {
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    private readonly ops: readonly AnyOpDef[],
+    ops: readonly AnyOpDef[],
     private readonly services: () => Services,
     private readonly validateOutputs: boolean,
+    /** Wraps the calls of the operations each applies to (telemetry), outermost first. */
+    middleware: readonly OpMiddleware[] = [],
   ) {
     for (const op of ops) {
+      this.runners.set(op, runnerOf(op, middleware));
       for (const name of [op.name, ...(op.aliases ?? [])]) {
         if (this.byName.has(name)) throw new Error(`operation name ${name} is registered twice`);
         this.byName.set(name, op);
@@ -167,7 +185,7 @@ export class Dispatcher {
     this.inFlight++;
     let result: unknown;
     try {
-      result = await op.handler(parsed.data, opCtx);
+      result = await this.runners.get(op)!(parsed.data, opCtx);
       storage?.assertAvailable();
     } catch (err) {
       // A call cut short by shutdown is worth retrying against the next process; "cancelled" is

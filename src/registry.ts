@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ErrorCode } from "./errors.js";
 import type { Services } from "./services.js";
 import type { OpenedStream, StreamSource } from "./stream.js";
+import type { TelemetryNote } from "./tasks/telemetry.js";
 
 /** Where a request came from. Streaming transports can push event frames. */
 export type Transport = "api" | "http" | "ws" | "stdio" | "mcp";
@@ -60,6 +61,19 @@ export type OpFlags = z.infer<typeof opFlagsSchema>;
  */
 export type HandleName = string | null;
 
+/**
+ * What an operation's request telemetry notes (see `OpDef.telemetry`). The telemetry middleware
+ * already derives the common fields: the task id from `taskId`/`jobId` in the arguments, and the
+ * task id, status, terminal retrieval, duplicate (`replayed`), `pollNumber` and `waitedMs` from
+ * the result (or its `task`). These add what it cannot guess.
+ */
+export interface OpTelemetry<A = unknown, R = unknown> {
+  /** Noted from the arguments before the call, so a failed call keeps them. */
+  fromArgs?: (args: A) => TelemetryNote;
+  /** Noted from the result of a successful call, after the derived fields. */
+  fromResult?: (result: R, args: A) => TelemetryNote;
+}
+
 /** One operation's definition. */
 export interface OpDef<
   N extends string = string,
@@ -94,6 +108,12 @@ export interface OpDef<
   open?: (args: z.output<I>, ctx: OpContext) => OpenedStream<unknown>;
   /** The typed handle method this operation gets on `claw` (see {@link HandleName}). */
   handle: H;
+  /**
+   * Record every call in the request telemetry (`task_telemetry`): `true` for the derived
+   * fields, or what to note besides. The dispatcher's middleware does the recording, so the
+   * handler has no telemetry code.
+   */
+  telemetry?: true | OpTelemetry<z.output<I>, z.input<O>>;
   handler: (args: z.output<I>, ctx: OpContext) => Promise<z.input<O>> | z.input<O>;
 }
 
@@ -105,5 +125,17 @@ export function defineOp<const N extends string, I extends z.ZodType, O extends 
 }
 
 /** Any operation definition, types erased. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: erasing the schema types is the point of this alias
 export type AnyOpDef = OpDef<string, any, any, HandleName>;
+
+/**
+ * Registry-level middleware: wraps the calls of the operations it applies to, for every
+ * transport alike. Whether it applies is decided once per operation when the dispatcher is
+ * built, so operations it does not wrap pay nothing per call.
+ */
+export interface OpMiddleware {
+  /** True when this middleware wraps calls of `op`. */
+  applies(op: AnyOpDef): boolean;
+  /** Runs one call: `next()` runs the rest of the chain (in the end, the handler). */
+  around(op: AnyOpDef, args: unknown, ctx: OpContext, next: () => Promise<unknown>): Promise<unknown>;
+}

@@ -1,7 +1,8 @@
 /**
  * Task operations: the run contract (run_task, check_task, get_task, list_tasks, cancel_task),
  * the completion contract (task_create, task_update) and their telemetry (task_telemetry).
- * Every call of these operations is recorded as telemetry, never with the prompt text.
+ * Every call of these operations except task_telemetry is recorded as request telemetry (never
+ * with the prompt text): each declares `telemetry`, and the dispatcher's middleware records it.
  */
 import { z } from "zod";
 import { defineOp } from "../registry.js";
@@ -20,17 +21,8 @@ import {
   taskCreateInput,
   taskTelemetryInput,
 } from "../tasks/task-inputs.js";
-import { type TaskStatus, taskSchema } from "../tasks/task-schema.js";
-import { TERMINAL } from "../tasks/task-status.js";
-import { type TelemetryNote, telemetryRecordSchema } from "../tasks/telemetry.js";
-
-/** Notes the returned task, its status (terminal or not) and whether it was an idempotent replay. */
-function noteStatus(note: TelemetryNote, t: { taskId: string; status: TaskStatus; replayed?: boolean }): void {
-  note.taskId = t.taskId;
-  note.status = t.status;
-  note.terminalRetrieval = TERMINAL.has(t.status);
-  if (t.replayed) note.duplicate = true;
-}
+import { taskSchema } from "../tasks/task-schema.js";
+import { telemetryRecordSchema } from "../tasks/telemetry.js";
 
 const EXAMPLE_ID = "task_00000000-0000-0000-0000-000000000000";
 
@@ -54,12 +46,8 @@ export const runTaskOp = defineOp({
   },
   errors: ["provider_auth_missing", "idempotency_conflict"],
   handle: "task.run",
-  handler: (args, { services }) =>
-    services.tasks.telemetry.trace("run_task", (note) => {
-      const r = services.tasks.runTask(args);
-      noteStatus(note, r);
-      return r;
-    }),
+  telemetry: true,
+  handler: (args, { services }) => services.tasks.runTask(args),
 });
 
 export const checkTaskOp = defineOp({
@@ -78,16 +66,8 @@ export const checkTaskOp = defineOp({
   example: { taskId: EXAMPLE_ID, waitMs: 30000 },
   errors: ["not_found"],
   handle: "task.check",
-  handler: (args, { services, signal }) =>
-    services.tasks.telemetry.trace("check_task", async (note) => {
-      note.taskId = args.taskId ?? args.jobId;
-      note.waitAskedMs = clampWait(args.waitMs);
-      const r = await services.tasks.checkTask(args, signal);
-      noteStatus(note, r.task);
-      note.pollNumber = r.pollNumber;
-      note.waitedMs = r.waitedMs;
-      return r;
-    }),
+  telemetry: { fromArgs: (args) => ({ waitAskedMs: clampWait(args.waitMs) }) },
+  handler: (args, { services, signal }) => services.tasks.checkTask(args, signal),
 });
 
 export const getTaskOp = defineOp({
@@ -103,12 +83,8 @@ export const getTaskOp = defineOp({
   example: { taskId: EXAMPLE_ID, include: ["timeline", "receipts"] },
   errors: ["not_found"],
   handle: "task.get",
-  handler: (args, { services }) =>
-    services.tasks.telemetry.trace("get_task", (note) => {
-      const t = services.tasks.getTask((args.taskId ?? args.jobId)!, args.include);
-      noteStatus(note, t);
-      return t;
-    }),
+  telemetry: true,
+  handler: (args, { services }) => services.tasks.getTask((args.taskId ?? args.jobId)!, args.include),
 });
 
 export const listTasksOp = defineOp({
@@ -120,7 +96,8 @@ export const listTasksOp = defineOp({
   output: listTasksOutput,
   example: { active: true, limit: 20 },
   handle: "task.list",
-  handler: (args, { services }) => services.tasks.telemetry.trace("list_tasks", () => services.tasks.listTasks(args)),
+  telemetry: true,
+  handler: (args, { services }) => services.tasks.listTasks(args),
 });
 
 export const cancelTaskOp = defineOp({
@@ -134,13 +111,8 @@ export const cancelTaskOp = defineOp({
   example: { taskId: EXAMPLE_ID },
   errors: ["not_found"],
   handle: "task.cancel",
-  handler: (args, { services }) =>
-    services.tasks.telemetry.trace("cancel_task", async (note) => {
-      note.taskId = args.taskId ?? args.jobId;
-      const t = await services.tasks.cancelTask(note.taskId!);
-      noteStatus(note, t);
-      return t;
-    }),
+  telemetry: true,
+  handler: (args, { services }) => services.tasks.cancelTask((args.taskId ?? args.jobId)!),
 });
 
 export const taskCreateOp = defineOp({
@@ -158,12 +130,8 @@ export const taskCreateOp = defineOp({
   },
   errors: ["idempotency_conflict"],
   handle: "task.create",
-  handler: (args, { services }) =>
-    services.tasks.telemetry.trace("task_create", (note) => {
-      const t = services.tasks.createTask(args);
-      noteStatus(note, t);
-      return t;
-    }),
+  telemetry: true,
+  handler: (args, { services }) => services.tasks.createTask(args),
 });
 
 export const taskUpdateOp = defineOp({
@@ -208,13 +176,8 @@ export const taskUpdateOp = defineOp({
     "invalid_transition",
   ],
   handle: "task.update",
-  handler: (args, { services }) =>
-    services.tasks.telemetry.trace("task_update", (note) => {
-      note.taskId = args.taskId;
-      const t = services.tasks.updateTask(args);
-      noteStatus(note, t);
-      return t;
-    }),
+  telemetry: true,
+  handler: (args, { services }) => services.tasks.updateTask(args),
 });
 
 export const taskTelemetryOp = defineOp({

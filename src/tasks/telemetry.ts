@@ -29,16 +29,20 @@ export const telemetryRecordSchema = z.object({
 });
 export type TelemetryRecord = z.infer<typeof telemetryRecordSchema>;
 
-/** What a handler notes about its request while it runs. */
-export interface TelemetryNote {
-  taskId?: string;
-  pollNumber?: number;
-  waitAskedMs?: number;
-  waitedMs?: number;
-  status?: string;
-  duplicate?: boolean;
-  terminalRetrieval?: boolean;
-}
+/** What a call's record notes besides op, duration and error: the record's fields, each optional. */
+export const telemetryNoteSchema = telemetryRecordSchema
+  .pick({
+    taskId: true,
+    pollNumber: true,
+    waitAskedMs: true,
+    waitedMs: true,
+    status: true,
+    duplicate: true,
+    terminalRetrieval: true,
+  })
+  .partial();
+/** Inferred from its schema. */
+export type TelemetryNote = z.infer<typeof telemetryNoteSchema>;
 
 interface RawRecord {
   id: number;
