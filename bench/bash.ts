@@ -73,8 +73,8 @@ async function rawSeq(lines: number): Promise<number> {
 
 /** Runs the scenario. */
 export async function run(): Promise<Row[]> {
-  const runs = size(300, 30);
-  const lines = size(100_000, 10_000);
+  const runs = size(150, 30);
+  const lines = size(50_000, 10_000);
   const tmp = tempDir();
   const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench" });
   try {

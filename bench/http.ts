@@ -57,7 +57,7 @@ function listenEcho(): Promise<{ url: string; server: Server }> {
 
 /** Runs the scenario. */
 export async function run(): Promise<Row[]> {
-  const total = size(60_000, 3_000);
+  const total = size(30_000, 3_000);
   const tmp = tempDir();
   const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench" });
   const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy: createAccessPolicy({ token: TOKEN }) });

@@ -49,8 +49,8 @@ async function createStream(nats: RunningNats): Promise<void> {
 /** Runs the scenario. */
 export async function run(): Promise<Row[]> {
   const n = size(50_000, 2_000);
-  const nPost = size(20_000, 1_000);
-  const nPipelined = size(150_000, 2_000);
+  const nPost = size(10_000, 1_000);
+  const nPipelined = size(100_000, 2_000);
   const rounds = SMOKE ? 1 : 2;
   const server = await startBenchServer();
   const redis = await startOptional(startRedis);

@@ -25,12 +25,12 @@ function fillRaw(db: Database.Database, n: number): void {
   for (let i = 0; i < n; i += 10_000) tx(i, Math.min(n, i + 10_000));
 }
 
-async function replayTsclaw(claw: Claw): Promise<{ ms: number; count: number }> {
+async function replayTsclaw(claw: Claw, limit = Infinity): Promise<{ ms: number; count: number }> {
   const t0 = now();
   let after = 0;
   let count = 0;
   let sum = 0;
-  for (;;) {
+  while (count < limit) {
     const page = await claw.bus.read({ bus: "replay", after, limit: PAGE });
     if (page.events.length === 0) break;
     for (const e of page.events) sum += (e.payload as { i: number }).i;
@@ -41,7 +41,7 @@ async function replayTsclaw(claw: Claw): Promise<{ ms: number; count: number }> 
   return { ms: now() - t0, count };
 }
 
-function replayRaw(db: Database.Database): { ms: number; count: number } {
+function replayRaw(db: Database.Database, limit = Infinity): { ms: number; count: number } {
   const select = db.prepare<[number, number], { id: number; ts: number; payload: string }>(
     "SELECT id, ts, payload FROM raw WHERE rowid > ? ORDER BY rowid LIMIT ?",
   );
@@ -49,7 +49,7 @@ function replayRaw(db: Database.Database): { ms: number; count: number } {
   let after = 0;
   let count = 0;
   let sum = 0;
-  for (;;) {
+  while (count < limit) {
     const rows = select.all(after, PAGE);
     if (rows.length === 0) break;
     const events = rows.map((r) => ({ seq: r.id, ts: r.ts, payload: JSON.parse(r.payload) as { i: number } }));
@@ -72,9 +72,9 @@ export async function run(): Promise<Row[]> {
   try {
     await fill(claw, n);
     fillRaw(raw, n);
-    // Warm both (page cache, JIT), then keep the better of two passes each.
-    await replayTsclaw(claw);
-    replayRaw(raw);
+    // Warm both (JIT; the fill left the pages in the cache) on a tenth, then keep the better of two passes each.
+    await replayTsclaw(claw, n / 10);
+    replayRaw(raw, n / 10);
     const ts = [await replayTsclaw(claw), await replayTsclaw(claw)].sort((a, b) => a.ms - b.ms)[0]!;
     const base = [replayRaw(raw), replayRaw(raw)].sort((a, b) => a.ms - b.ms)[0]!;
     if (ts.count !== n || base.count !== n)

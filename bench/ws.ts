@@ -54,7 +54,7 @@ async function publishRaw(wss: WebSocketServer, events: number): Promise<void> {
 
 /** Runs the scenario. */
 export async function run(): Promise<Row[]> {
-  const events = size(20_000, 1_000);
+  const events = size(10_000, 1_000);
   const tmp = tempDir();
   // Two rounds in opposite order, each side's best kept: whichever runs second inherits the
   // first one's heap and page cache, so a single fixed order biases the ratio.

@@ -1,5 +1,7 @@
 /** `tsclaw do <op> [json]`: calls one operation on a running server and prints its result. */
 import { readFileSync } from "node:fs";
+import { OPS } from "../../src/ops/index.js";
+import { closest } from "../../src/suggest.js";
 import type { CommandLine, PositionalSpec } from "./flags.js";
 import { flagsHelp } from "./help.js";
 import { envelopeError, fetchFailure, remoteOf } from "./remote.js";
@@ -21,6 +23,17 @@ Examples:
 
 Flags:
 ${flagsHelp("do")}`;
+
+/**
+ * When no server answers, a mistyped operation would otherwise go unnoticed until one does: say
+ * so from this version's own catalog (the server, when reachable, answers `unknown_op` itself).
+ */
+function unknownLocally(op: string): string {
+  const names = OPS.flatMap((o) => [o.name, ...(o.aliases ?? [])]);
+  if (names.includes(op)) return "";
+  const meant = closest(op, names);
+  return `; "${op}" is not an operation either${meant.length > 0 ? ` (did you mean ${meant.join(", ")}?)` : ""}`;
+}
 
 /** Runs `do`; resolves with the exit code. */
 export async function doCommand(cl: CommandLine): Promise<number> {
@@ -44,7 +57,7 @@ export async function doCommand(cl: CommandLine): Promise<number> {
       body: JSON.stringify(opArgs === undefined ? { op, id: 1 } : { op, args: opArgs, id: 1 }),
     });
   } catch (err) {
-    process.stderr.write(`tsclaw: ${fetchFailure(url, err)}\n`);
+    process.stderr.write(`tsclaw: ${fetchFailure(url, err)}${unknownLocally(op)}\n`);
     return 1;
   }
   const text = await res.text();

@@ -87,6 +87,24 @@ describe("strict CLI", () => {
     }
   });
 
+  it("do with a mistyped operation and no server says both", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", () => r()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const [typo, known] = await Promise.all([
+      runCli(["do", "ot", "--url", `http://127.0.0.1:${port}`], inDir),
+      runCli(["do", "out", "--url", `http://127.0.0.1:${port}`], inDir),
+    ]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(
+      /^tsclaw: cannot reach [^\n]*; "ot" is not an operation either \(did you mean out\?\)\n$/,
+    );
+    expect(known.code).toBe(1);
+    expect(known.stderr).toMatch(/^tsclaw: cannot reach /);
+    expect(known.stderr).not.toContain("not an operation");
+  });
+
   it("a serve that cannot listen exits 1 and has not created its database", async () => {
     const taken = createServer();
     await new Promise<void>((r) => taken.listen(0, "127.0.0.1", () => r()));
