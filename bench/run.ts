@@ -68,7 +68,8 @@ function runScenario(name: string, profDir?: string): Promise<Row[]> {
 const USAGE = `usage: npm run bench [-- options]   (or: npx tsx bench/run.ts [options])
 
 Runs every scenario, each in a fresh node process, prints the table and keeps the run as
-bench/results/<UTC date>.json. A full run takes about 10–15 minutes on 2 cores.
+bench/results/<UTC date>.json. Scenarios run one at a time (never in parallel: they would
+measure each other); the run records the machine's load at its start and end.
 
   --smoke          small sizes (about a minute and a half; what CI runs); writes results/smoke.json
   --only A,B       run some scenarios (writes results/partial.json); known: ${SCENARIOS.join(", ")}
