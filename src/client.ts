@@ -16,3 +16,4 @@ export type { TaskWatch, WatchArgs } from "./handles/task-watch.js";
 export type { OpName } from "./ops/index.js";
 export type { TaskEvent } from "./tasks/task-events.js";
 export type { Task } from "./tasks/task-schema.js";
+export { TASK_STATUSES } from "./tasks/task-statuses.js";

@@ -4,19 +4,9 @@
  * inferred from them, never written twice.
  */
 import { z } from "zod";
+import { TASK_STATUSES } from "./task-statuses.js";
 
-/** Every task status. Clients switch on these names, so renaming one is a breaking change. */
-export const TASK_STATUSES = [
-  "todo",
-  "in_progress",
-  "blocked",
-  "needs_human",
-  "completed",
-  "completed_no_summary",
-  "error",
-  "cancelled",
-  "done",
-] as const;
+export { TASK_STATUSES } from "./task-statuses.js";
 
 /** A task status. */
 export const taskStatusSchema = z.enum(TASK_STATUSES);

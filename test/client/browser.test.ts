@@ -7,9 +7,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT } from "../adapters/cli-run.js";
+import { launchChromium } from "../helpers/browser.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -60,18 +61,7 @@ const origins: Server[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CLIENT)) throw new Error("dist/client.js is missing: run npm run build first");
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -4,6 +4,7 @@
  * never mean a thousand rows at once.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
+import { TASK_STATUSES } from "../../../src/client.js";
 import { useConnection, useNow, useTaskEvents } from "../connection.js";
 import { ago, duration } from "../format.js";
 import { ErrorNote, StatusBadge } from "../parts/common.js";
@@ -12,17 +13,7 @@ import { StartTask } from "./start-task.js";
 import { applyEvents, listArgs, matches, type TaskFilters, type TaskRow } from "./task-rows.js";
 
 const PAGE = 100;
-const STATUSES = [
-  "todo",
-  "in_progress",
-  "blocked",
-  "needs_human",
-  "completed",
-  "completed_no_summary",
-  "error",
-  "cancelled",
-  "done",
-];
+const STATUSES = TASK_STATUSES;
 
 /** Elapsed time of a task: to its end, or to now while it runs. */
 export function elapsedOf(t: { createdAt: number; endedAt: number | null; elapsedMs: number }, now: number): number {
