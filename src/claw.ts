@@ -23,6 +23,7 @@ import { OPS, type RegisteredOp } from "./ops/index.js";
 import type { Services } from "./services.js";
 import { openDb } from "./store/db.js";
 import { createSqliteEventStore } from "./store/sqlite-event-store.js";
+import { SqliteSql } from "./store/sqlite-sql.js";
 import { StorageGuard } from "./store/storage-guard.js";
 import type { OpenedStream } from "./stream.js";
 import { MemoryService } from "./tasks/memory-service.js";
@@ -66,6 +67,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const sandbox = sandboxOf(config.sandbox); // before the database: a refused sandbox opens nothing
   const opened = openDb(config.db, { durability: config.durability });
   const db = opened.db;
+  const sql = new SqliteSql(db);
   const storage = new StorageGuard(opened.path);
   const identity: Identity = loadIdentity(db, config.name, config.project);
   const bus = new BusService(createSqliteEventStore(db), {
@@ -96,6 +98,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const services: Services = {
     config,
     db,
+    sql,
     identity,
     bus,
     bash,

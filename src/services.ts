@@ -10,6 +10,7 @@ import type { ClawConfig } from "./config.js";
 import type { Identity } from "./identity.js";
 import type { AnyOpDef } from "./registry.js";
 import type { Db } from "./store/db.js";
+import type { Sql } from "./store/sql.js";
 import type { StorageGuard } from "./store/storage-guard.js";
 import type { MemoryService } from "./tasks/memory-service.js";
 import type { TaskService } from "./tasks/task-service.js";
@@ -17,7 +18,10 @@ import type { TaskService } from "./tasks/task-service.js";
 /** Everything handlers use. */
 export interface Services {
   config: ClawConfig;
+  /** The SQLite connection (being replaced by `sql`, which both stores implement). */
   db: Db;
+  /** The storage every service queries: SQLite or PostgreSQL. */
+  sql: Sql;
   identity: Identity;
   bus: BusService;
   bash: BashRunner;

@@ -1,0 +1,97 @@
+/**
+ * The PostgreSQL implementation of Sql over a `pg` pool. `pg` is loaded only here, and this
+ * module only for a postgres:// URL. Integers come back as JS numbers (int8 and numeric
+ * included: seqs, counts and epoch milliseconds all stay below 2^53), so rows look the same as
+ * SQLite's. A transaction that loses a serialization or deadlock race is retried.
+ */
+import type { Pool, PoolClient } from "pg";
+import { numberedPlaceholders, type Sql, type SqlRunResult, type SqlValue } from "./sql.js";
+
+/** SQLSTATEs after which a whole transaction may simply be run again. */
+const RETRYABLE = new Set(["40001", "40P01"]);
+const MAX_ATTEMPTS = 5;
+/** `?` texts already turned into `$n` ones, shared by every executor. */
+const TEXTS = new Map<string, string>();
+
+interface Queryable {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+/** Sql over a pool (statements) or one of its clients (a transaction). */
+export class PgSql implements Sql {
+  readonly dialect = "postgres" as const;
+  private savepoints = 0;
+
+  constructor(
+    private readonly target: Queryable,
+    private readonly pool: Pool | null,
+  ) {}
+
+  async all<T>(text: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return (await this.target.query(this.text(text), params as unknown[])).rows as T[];
+  }
+
+  async get<T>(text: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    return (await this.all<T>(text, params))[0];
+  }
+
+  async run(text: string, params: readonly SqlValue[] = []): Promise<SqlRunResult> {
+    return { changes: (await this.target.query(this.text(text), params as unknown[])).rowCount ?? 0 };
+  }
+
+  async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    if (!this.pool) return this.savepoint(fn);
+    for (let attempt = 1; ; attempt++) {
+      const client: PoolClient = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const result = await fn(new PgSql(client, null));
+        await client.query("COMMIT");
+        return result;
+      } catch (err) {
+        await client.query("ROLLBACK").catch((e: Error) => {
+          broken = e;
+        });
+        if (attempt < MAX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? "")) continue;
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  private async savepoint<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    const name = `sp${++this.savepoints}`;
+    await this.target.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(this);
+      await this.target.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (err) {
+      await this.target.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw err;
+    } finally {
+      this.savepoints--;
+    }
+  }
+
+  private text(text: string): string {
+    let t = TEXTS.get(text);
+    if (t === undefined) {
+      t = numberedPlaceholders(text);
+      TEXTS.set(text, t);
+    }
+    return t;
+  }
+}
+
+/** Type parsers that make int8 (20) and numeric (1700) JS numbers, as SQLite returns them. */
+export function numericTypes(pgTypes: typeof import("pg").types): { getTypeParser: typeof pgTypes.getTypeParser } {
+  return {
+    getTypeParser: ((oid: number, format?: "text" | "binary") =>
+      oid === 20 || oid === 1700
+        ? (v: string) => Number(v)
+        : pgTypes.getTypeParser(oid, format)) as typeof pgTypes.getTypeParser,
+  };
+}
