@@ -58,7 +58,7 @@ export interface AccessFacts {
 
 /** Options of {@link createClaw}. Every one is optional. */
 export interface ClawOptions {
-  /** SQLite file, or ":memory:". Default: CLAW_DB, else "./claw.db" */
+  /** SQLite file, ":memory:", or a postgres:// URL (several nodes may share one). Default: CLAW_DB, else "./claw.db" */
   db?: string;
   /** Default model of new sessions. Default: CLAW_MODEL, else the provider's ("openai/gpt-5:online" on openrouter, "gpt-5" on openai) */
   model?: string;

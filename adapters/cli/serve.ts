@@ -3,6 +3,7 @@
 import { providerKeyStatus } from "../../src/agent/provider.js";
 import { isProviderKeyVar } from "../../src/bash/env.js";
 import { createClaw } from "../../src/claw.js";
+import { DEFAULTS } from "../../src/config/defaults.js";
 import type { listenAddress } from "../../src/config/parsers.js";
 import { bindHttp } from "../http.js";
 import { createAccessPolicy } from "../security.js";
@@ -42,10 +43,11 @@ export async function serve(cl: CommandLine): Promise<number> {
     // Read directly: the table treats an empty variable as unset, but CLAW_TOKEN= must be refused.
     env: process.env.CLAW_TOKEN,
   };
-  checkTokenChoice(choice); // a blank token fails before the port or the database is touched
+  const clawOptions = cl.clawOptions();
+  // A blank token, or none for a postgres:// database, fails before the port or the database is touched.
+  checkTokenChoice(choice, clawOptions.db ?? DEFAULTS.db);
   const insecureLoopback = cl.get<boolean>("insecure-loopback") ?? false;
   const allowedOrigins = cl.get<string[]>("allow-origin") ?? [];
-  const clawOptions = cl.clawOptions();
   // The port first: a serve that cannot listen must not have created its database.
   let bound: Awaited<ReturnType<typeof bindHttp>>;
   try {

@@ -3,8 +3,10 @@
  * generated at the first start into `<db>.token` beside the database (mode 0600) and reused on
  * later starts; for `:memory:` kept in memory only. The CLI's client commands read the same file.
  */
+
 import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
+import { storeKind } from "../../src/store/store-url.js";
 import { generateToken, validateToken } from "../security.js";
 
 /** The token a server runs with, and how to talk about it. */
@@ -48,14 +50,27 @@ export interface TokenChoice {
   env?: string;
 }
 
-/** Validates explicit tokens up front, so a blank one fails before the database is opened. */
-export function checkTokenChoice(choice: TokenChoice): void {
+/**
+ * Nodes on one PostgreSQL database must share one token, and no file beside a URL exists to
+ * keep a generated one: the token has to be given.
+ */
+const POSTGRES_NEEDS_TOKEN =
+  "with a postgres:// database the token must be given, the same on every node: --token-file F or CLAW_TOKEN (for example: openssl rand -hex 32 > claw.token; chmod 600 claw.token)";
+
+/**
+ * Validates explicit tokens up front, so a blank one fails before the database is opened, and
+ * that a postgres:// database has one.
+ */
+export function checkTokenChoice(choice: TokenChoice, db?: string): void {
   const given = [choice.file !== undefined, choice.flag !== undefined].filter(Boolean).length;
   if (given > 1) throw new Error("give the token once: --token-file or --token, not both");
   if (choice.file !== undefined && choice.file.trim() === "") throw new Error("--token-file needs a file name");
   if (choice.flag !== undefined) validateToken(choice.flag, "--token");
   else if (choice.file === undefined && choice.env !== undefined)
     validateToken(choice.env, "CLAW_TOKEN (unset it to use the token file beside the database)");
+  if (db !== undefined && choice.file === undefined && choice.flag === undefined && choice.env === undefined) {
+    if (storeKind(db) === "postgres") throw new Error(POSTGRES_NEEDS_TOKEN);
+  }
 }
 
 /** Resolves the server token; may create `<db>.token`. Throws with a clear message. */
@@ -85,6 +100,7 @@ export function resolveServerToken(choice: TokenChoice, db: string): ServerToken
     };
   }
   const path = tokenFilePath(db);
+  if (path === undefined && storeKind(db) === "postgres") throw new Error(POSTGRES_NEEDS_TOKEN);
   if (path === undefined) {
     const token = generateToken();
     return {

@@ -1,6 +1,7 @@
 /** Parsers of setting values given as text (a flag or an environment variable); each throws a message naming the setting. */
 import { parseGoDuration } from "../bash/duration.js";
 import { MAX_MAX_AGE_MS, MIN_MAX_AGE_MS } from "../bus/retention.js";
+import { storeKind } from "../store/store-url.js";
 
 /** A value that cannot be used; `message` names the flag or variable it came from. */
 export class SettingError extends Error {
@@ -13,6 +14,17 @@ export type Parser<T> = (text: string, label: string) => T;
 /** Any non-empty text. */
 export const text: Parser<string> = (value, label) => {
   if (value.trim() === "") throw new SettingError(`${label} must not be empty`);
+  return value;
+};
+
+/** A `--db` value: a SQLite file, :memory:, or a postgres:// URL (another URL scheme is refused). */
+export const database: Parser<string> = (value, label) => {
+  text(value, label);
+  try {
+    storeKind(value);
+  } catch (err) {
+    throw new SettingError(`${label}: ${(err as Error).message.replace(/^--db /, "")}`);
+  }
   return value;
 };
 

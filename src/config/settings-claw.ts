@@ -1,7 +1,7 @@
 /** Part of the config table (assembled in settings.ts): settings of every command that opens a database (serve, stdio, mcp). */
 import { SANDBOX_MODES, type SandboxMode } from "../bash/sandbox.js";
 import { DEFAULTS, formatBytes } from "./defaults.js";
-import { httpUrl, oneOf, positiveInt, retentionAge, text } from "./parsers.js";
+import { database, httpUrl, oneOf, positiveInt, retentionAge, text } from "./parsers.js";
 import { type AnySetting, CLAW, maxPayload, setting } from "./setting-shape.js";
 
 /** Settings of every command that opens a database (serve, stdio, mcp). */
@@ -9,11 +9,11 @@ export const CLAW_SETTINGS: readonly AnySetting[] = [
   setting({
     flag: "db",
     env: "CLAW_DB",
-    value: "PATH",
-    help: "SQLite database file, or :memory:",
+    value: "PATH|URL",
+    help: "SQLite database file, :memory:, or a postgres:// URL (several nodes may share one)",
     default: DEFAULTS.db,
     commands: CLAW,
-    parse: text,
+    parse: database,
     option: (db: string) => ({ db }),
     alsoTyped: ["database", "d"],
   }),

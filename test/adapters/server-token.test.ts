@@ -28,8 +28,9 @@ async function serve(db: string, args: string[] = [], env: NodeJS.ProcessEnv = {
 async function failingServe(
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  db = ":memory:",
 ): Promise<{ code: number | null; err: string }> {
-  const child = spawnServe(await cliCommand(), ":memory:", args, env);
+  const child = spawnServe(await cliCommand(), db, args, env);
   let err = "";
   child.stderr!.on("data", (c) => (err += c));
   const code = await new Promise<number | null>((r) => child.on("exit", (c) => r(c)));
@@ -60,6 +61,19 @@ describe("serve: the server token", () => {
       expect(c.err).toMatch(/^tsclaw: the token from .* (is empty|must be printable)/m);
       expect(c.err).not.toContain("listening on");
     }
+  });
+
+  it("needs a given token with a postgres:// database (nodes share it), before the port or the database", async () => {
+    // Nothing listens on port 9: had it tried to connect first, the error would be a connection one.
+    const c = await failingServe([], {}, "postgres://claw@127.0.0.1:9/claw");
+    expect(c.code, c.err).toBe(1);
+    expect(c.err).toMatch(
+      /^tsclaw: with a postgres:\/\/ database the token must be given, the same on every node: --token-file F or CLAW_TOKEN/m,
+    );
+    expect(c.err).not.toContain("listening on");
+    const other = await failingServe([], {}, "mysql://claw@127.0.0.1:9/claw");
+    expect(other.code, other.err).toBe(2);
+    expect(other.err).toMatch(/mysql:\/\/ is not a database tsclaw can open/);
   });
 
   it("generates <db>.token (0600) at the first start, prints it once, reuses it later", async () => {

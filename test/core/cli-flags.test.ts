@@ -49,8 +49,11 @@ describe("CLI flags from the config table", () => {
     expect(error("stdio", ["--listen", ":1"])).toBe("--listen is a flag of serve, not of stdio");
     expect(error("do", ["out", "{}", "--urll", "http://x"])).toBe("unknown flag --urll (did you mean --url?)");
     expect(error("do", [])).toMatch(/^missing <op>/);
-    expect(error("serve", ["--db"])).toBe("flag --db needs a value (--db PATH)");
-    expect(error("serve", ["--db", "--model", "m"])).toBe("flag --db needs a value (--db PATH)");
+    expect(error("serve", ["--db"])).toBe("flag --db needs a value (--db PATH|URL)");
+    // Another URL scheme is refused, never taken for a file name; postgres URLs are databases.
+    expect(error("serve", ["--db", "mysql://h/x"])).toMatch(/^--db: mysql:\/\/ is not a database tsclaw can open/);
+    expect(error("stdio", ["--db", "postgres://u@h/db"])).toBe("accepted");
+    expect(error("serve", ["--db", "--model", "m"])).toBe("flag --db needs a value (--db PATH|URL)");
     expect(error("serve", ["--db", "a", "--db", "b"])).toBe("flag --db is given twice");
     expect(error("do", ["out", "--pretty=yes"])).toBe("flag --pretty takes no value");
   });
