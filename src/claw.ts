@@ -35,8 +35,14 @@ import type { Response } from "./wire.js";
 export interface Claw extends ClawApi<() => void> {
   /** The resolved configuration. */
   readonly config: Readonly<ClawConfig>;
-  /** This instance's identity. */
+  /** This instance's identity (readable once `ready()` has resolved). */
   readonly identity: Identity;
+  /**
+   * Resolves when the claw has started: its identity loaded, tasks a dead process left
+   * recovered. Every call waits for it by itself; rejects (as every call then does) when the
+   * store cannot start.
+   */
+  ready(): Promise<void>;
   /** The JSON Schema catalog. */
   ops(): CatalogEntry[];
   /** The Markdown guide of this claw's configuration, or one operation's or section's part of it. */
@@ -69,7 +75,11 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const db = opened.db;
   const sql = new SqliteSql(db);
   const storage = new StorageGuard(opened.path);
-  const identity: Identity = loadIdentity(db, config.name, config.project);
+  let loaded: Identity | undefined;
+  const identity = (): Identity => {
+    if (!loaded) throw new ClawError("internal", "the claw is still starting; await claw.ready() first");
+    return loaded;
+  };
   const bus = new BusService(createSqliteEventStore(db), {
     maxPayloadBytes: config.limits.maxPayloadBytes,
     retention: config.retention,
@@ -83,23 +93,19 @@ export function createClaw(options: ClawOptions = {}): Claw {
     maxEventsPerCall: config.limits.maxEventsPerCall,
     baseEnv: config.env,
     sandbox,
-    owner: identity.instance,
+    owner: () => identity().instance,
   });
-  // The database lock is held: whatever a previous server on this database left running dies now.
-  if (config.db !== ":memory:") {
-    const reaped = bash.reapLeftovers();
-    if (reaped > 0)
-      config.log(`tsclaw: killed ${reaped} bash processes a previous server on ${config.db} left running`);
-  }
   const tokens = new ScopedTokens();
   const sessions = new SessionService({ config, db, bus, bash, tokens });
-  const tasks = new TaskService({ config, db, bus, sessions, identity });
-  const memory = new MemoryService({ config, db });
+  const tasks = new TaskService({ config, sql, bus, sessions, identity });
+  const memory = new MemoryService({ config, db, sql });
   const services: Services = {
     config,
     db,
     sql,
-    identity,
+    get identity() {
+      return identity();
+    },
     bus,
     bash,
     sessions,
@@ -113,8 +119,18 @@ export function createClaw(options: ClawOptions = {}): Claw {
   };
   const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs, [telemetryMiddleware]);
   const call = ((name: string, args: unknown, ctx?: CallContext) => dispatcher.call(name, args, ctx)) as Caller;
-  sessions.start();
-  tasks.start();
+  const ready = (async () => {
+    loaded = await loadIdentity(sql, config.name, config.project);
+    // The database lock is held: whatever a previous server on this database left running dies now.
+    if (config.db !== ":memory:") {
+      const reaped = bash.reapLeftovers();
+      if (reaped > 0)
+        config.log(`tsclaw: killed ${reaped} bash processes a previous server on ${config.db} left running`);
+    }
+    sessions.start();
+    await tasks.start();
+  })();
+  dispatcher.startAfter(ready);
 
   let closing: Promise<void> | undefined;
   return {
@@ -126,7 +142,10 @@ export function createClaw(options: ClawOptions = {}): Claw {
       ),
     ),
     config: config as Readonly<ClawConfig>,
-    identity,
+    get identity() {
+      return identity();
+    },
+    ready: () => ready,
     call,
     do: (request: unknown, ctx?: CallContext): Promise<Response> => dispatcher.dispatch(request, ctx),
     openStream: <N extends StreamOpName>(name: N, args: OpInput<N>, ctx?: CallContext) =>
@@ -146,6 +165,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     /** Stops accepting calls, ends runs (marked interrupted), commits pending events, closes the database. */
     close(): Promise<void> {
       closing ??= (async () => {
+        await ready.catch(() => {}); // a start still under way finishes on the open database
         dispatcher.stop(); // aborts waits and bash runs of in-flight calls
         await tasks.close();
         await sessions.close();

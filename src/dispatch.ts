@@ -64,6 +64,8 @@ export class Dispatcher {
   private readonly byName = new Map<string, AnyOpDef>();
   private readonly runners = new Map<AnyOpDef, Runner>();
   private closing = false;
+  /** The claw's start while it has not resolved (see startAfter). */
+  private starting: Promise<void> | undefined;
   /** Signals of calls in flight; aborted at shutdown so long waits and bash runs end and their callers get an answer. */
   private readonly linked = new Set<AbortController>();
   private inFlight = 0;
@@ -154,8 +156,21 @@ export class Dispatcher {
     });
   }
 
+  /**
+   * Calls wait for `ready` (the claw's asynchronous start: identity, restart recovery) before
+   * they run, and fail with its error if it fails. Once it has resolved, calls pay nothing.
+   */
+  startAfter(ready: Promise<void>): void {
+    const pending = ready.then(() => {
+      if (this.starting === pending) this.starting = undefined;
+    });
+    pending.catch(() => {}); // surfaced by each call that awaits it
+    this.starting = pending;
+  }
+
   /** Runs an operation by name and returns its result; throws ClawError. */
   async call(name: string, args: unknown, ctx: CallContext = {}): Promise<unknown> {
+    if (this.starting) await this.starting;
     if (this.closing)
       throw new ClawError("shutting_down", "the server is shutting down; retry against the new process");
     const op = this.byName.get(name);

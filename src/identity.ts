@@ -1,8 +1,8 @@
 /** This instance's stable identity, kept in the database's meta table. */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { Db } from "./store/db.js";
 import { SCHEMA_VERSION } from "./store/migrations.js";
+import type { Sql } from "./store/sql.js";
 import { VERSION } from "./version.js";
 
 /** This instance's identity (server_identity adds its operations and model defaults). */
@@ -18,13 +18,18 @@ export const identitySchema = z.object({
 /** What server_identity reports about the instance. */
 export type Identity = z.infer<typeof identitySchema>;
 
-/** Reads (or creates once) the instance id and builds the identity. */
-export function loadIdentity(db: Db, name: string, project: string): Identity {
-  const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'instance'").get();
-  let instance = row?.value;
-  if (!instance) {
-    instance = randomUUID();
-    db.prepare("INSERT INTO meta (key, value) VALUES ('instance', ?)").run(instance);
+const READ = "SELECT value FROM meta WHERE key = 'instance'";
+
+/**
+ * Reads (or creates once) the instance id and builds the identity. Servers starting together
+ * on one database agree on the id: the first insert wins and every one reads it back.
+ */
+export async function loadIdentity(sql: Sql, name: string, project: string): Promise<Identity> {
+  let row = await sql.get<{ value: string }>(READ);
+  if (!row) {
+    await sql.run("INSERT INTO meta (key, value) VALUES ('instance', ?) ON CONFLICT (key) DO NOTHING", [randomUUID()]);
+    row = await sql.get<{ value: string }>(READ);
   }
+  const instance = row!.value;
   return { instance, name, version: VERSION, project, startedAt: Date.now(), schemaVersion: SCHEMA_VERSION };
 }

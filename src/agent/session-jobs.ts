@@ -72,7 +72,7 @@ export function runJob(
     drop,
     async start() {
       try {
-        if (opts.onStart?.() === false) {
+        if ((await opts.onStart?.()) === false) {
           drop(new ClawError("cancelled", "cancelled before it started"));
           return;
         }

@@ -49,7 +49,7 @@ export interface RunOptions {
   /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
   signal?: AbortSignal;
   /** Called when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
-  onStart?: () => boolean | undefined;
+  onStart?: () => boolean | undefined | Promise<boolean | undefined>;
   /** Receives each lifecycle event (agent_start … agent_end) as it is published. */
   onEvent?: (event: AgentEvent) => void;
 }

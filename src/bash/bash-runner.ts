@@ -39,9 +39,10 @@ export interface BashRunnerOptions {
   sandbox?: AppliedSandbox;
   /**
    * Who owns the processes (the database's instance id): every process carries it, so a later
-   * start on the same database can kill what a dead server left. Default: a random id.
+   * start on the same database can kill what a dead server left; a function is read on first
+   * use. Default: a random id.
    */
-  owner?: string;
+  owner?: string | (() => string);
 }
 
 /** Runs bash scripts under the runner's limits. */
@@ -55,7 +56,7 @@ export class BashRunner {
   private readonly defaultBus: string;
   private readonly maxPayloadBytes: number;
   private readonly maxEventsPerCall: number;
-  private readonly owner: string;
+  private ownerId: string | undefined;
   /** The sandbox calls run in. */
   readonly sandbox: AppliedSandbox;
 
@@ -70,10 +71,16 @@ export class BashRunner {
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
     this.maxEventsPerCall = options.maxEventsPerCall ?? DEFAULTS.maxEventsPerCall;
     this.sandbox = options.sandbox ?? "none";
-    this.owner = (options.owner ?? `anon-${process.pid}-${Math.random().toString(36).slice(2)}`).replace(
-      /[^A-Za-z0-9_.-]/g,
-      "_",
-    );
+  }
+
+  /** The owner mark, read on first use: a claw's instance id is known only once its store has started. */
+  private get owner(): string {
+    if (this.ownerId === undefined) {
+      const o = this.options.owner;
+      const id = (typeof o === "function" ? o() : o) ?? `anon-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      this.ownerId = id.replace(/[^A-Za-z0-9_.-]/g, "_");
+    }
+    return this.ownerId;
   }
 
   /** Number of bash processes running now. */

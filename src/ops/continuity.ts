@@ -64,13 +64,16 @@ export const continuityContextOp = defineOp({
   }),
   example: { limit: 5 },
   handle: "continuity.context",
-  handler: (args, { services }) => {
+  handler: async (args, { services }) => {
     const project = args.project ?? services.config.project;
-    const open = services.tasks.listTasks({ active: true, project, sessionKey: args.sessionKey, limit: args.limit });
+    const [open, handoffs] = await Promise.all([
+      services.tasks.listTasks({ active: true, project, sessionKey: args.sessionKey, limit: args.limit }),
+      services.tasks.recentHandoffs(project, args.sessionKey, args.limit),
+    ]);
     return {
       identity: identityOf(services),
       openTasks: open.tasks,
-      recentHandoffs: services.tasks.recentHandoffs(project, args.sessionKey, args.limit),
+      recentHandoffs: handoffs,
       recentMemory: services.memory.recent(project, args.sessionKey, args.limit),
     };
   },

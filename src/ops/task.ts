@@ -190,7 +190,7 @@ export const taskTelemetryOp = defineOp({
   output: z.object({ records: z.array(telemetryRecordSchema) }),
   example: { limit: 20 },
   handle: "task.telemetry",
-  handler: (args, { services }) => ({ records: services.tasks.telemetry.list(args) }),
+  handler: async (args, { services }) => ({ records: await services.tasks.telemetry.list(args) }),
 });
 
 /** Task operations. */

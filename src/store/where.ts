@@ -1,3 +1,5 @@
+import type { SqlValue } from "./sql.js";
+
 /**
  * A SQL WHERE clause built from optional filters, so a list query reads as one line per filter
  * instead of a push to two parallel arrays. Column names and clauses come from code, never from
@@ -6,15 +8,15 @@
 export class Where {
   private readonly clauses: string[] = [];
   /** The values of the `?` placeholders, in order. */
-  readonly params: unknown[] = [];
+  readonly params: SqlValue[] = [];
 
   /** Adds `column = ?` when `value` is defined (an unset filter matches everything). */
-  eq(column: string, value: unknown): this {
+  eq(column: string, value: SqlValue | undefined): this {
     return value === undefined ? this : this.add(`${column} = ?`, value);
   }
 
   /** Adds a clause with its placeholder values. */
-  add(clause: string, ...params: unknown[]): this {
+  add(clause: string, ...params: SqlValue[]): this {
     this.clauses.push(clause);
     this.params.push(...params);
     return this;

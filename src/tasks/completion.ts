@@ -155,11 +155,11 @@ function checkOtherUpdate(t: TaskRecord, instance: string, args: TaskUpdateArgs)
  * Applies a task_update. Returns the updated task, or the current one with `replayed: true`
  * when the same receipt was already stored.
  */
-export function applyUpdate(
-  store: TaskStore,
+export async function applyUpdate(
+  tasks: TaskStore,
   ctx: UpdateContext,
   args: TaskUpdateArgs,
-): { task: TaskRecord; replayed: boolean } {
+): Promise<{ task: TaskRecord; replayed: boolean }> {
   const { taskId, receipt, handoff } = args;
   if (
     args.status === undefined &&
@@ -174,12 +174,12 @@ export function applyUpdate(
       { issues: [{ path: "status", message: "nothing to change" }] },
     );
   }
-  return store.transaction(() => {
-    const t = store.get(taskId);
+  return tasks.tx(async (store) => {
+    const t = await store.get(taskId);
     let body: string | undefined;
     if (receipt) {
       body = receiptBody(receipt);
-      const prior = store.receiptBody(taskId, receipt.sessionRef);
+      const prior = await store.receiptBody(taskId, receipt.sessionRef);
       if (prior !== undefined) {
         if (prior === body) return { task: t, replayed: true };
         throw new ClawError(
@@ -233,13 +233,13 @@ export function applyUpdate(
     } else if (receipt) {
       timeline = `receipt ${receipt.sessionRef}`;
     }
-    const updated = store.patch(taskId, patch, { expectedVersion: args.expectedVersion, timeline });
+    const updated = await store.patch(taskId, patch, { expectedVersion: args.expectedVersion, timeline });
     if (!updated)
       throw new ClawError("version_conflict", `task ${taskId} changed while it was being updated; re-read it`, {
-        currentVersion: store.get(taskId).version,
+        currentVersion: (await store.get(taskId)).version,
         taskId,
       });
-    if (receipt && body !== undefined) store.insertReceipt(taskId, receipt.sessionRef, body);
+    if (receipt && body !== undefined) await store.insertReceipt(taskId, receipt.sessionRef, body);
     return { task: updated, replayed: false };
   });
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { ClawError } from "../errors.js";
-import type { Db } from "../store/db.js";
+import type { Sql } from "../store/sql.js";
 
 /** JSON with object keys sorted, so equal values give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -28,42 +28,85 @@ export interface Idempotent<T> {
   replayed: boolean;
 }
 
+/**
+ * The recorded result of (scope, key), or undefined when there is none; `idempotency_conflict`
+ * when the key was used with other arguments. `args` (without the key itself) identify the request.
+ */
+export async function recorded<T>(q: Sql, scope: string, key: string, args: unknown): Promise<T | undefined> {
+  const prior = await q.get<{ args_hash: string; result: string }>(
+    "SELECT args_hash, result FROM idempotency WHERE scope = ? AND key = ?",
+    [scope, key],
+  );
+  if (!prior) return undefined;
+  if (prior.args_hash !== argsHash(args)) {
+    throw new ClawError(
+      "idempotency_conflict",
+      `idempotencyKey "${key}" was already used for ${scope} with different arguments; use a new key for a new request`,
+      { scope, idempotencyKey: key },
+    );
+  }
+  return JSON.parse(prior.result) as T;
+}
+
+/**
+ * Inside a transaction (`q`): replays the record of (scope, key), or runs `create` and records
+ * its result, both in that transaction, so a failure leaves neither behind.
+ */
+export async function onceIn<T>(
+  q: Sql,
+  scope: string,
+  key: string,
+  args: unknown,
+  create: () => Promise<T>,
+): Promise<Idempotent<T>> {
+  const prior = await recorded<T>(q, scope, key, args);
+  if (prior !== undefined) return { result: prior, replayed: true };
+  const result = await create();
+  await q.run("INSERT INTO idempotency (scope, key, args_hash, result, created_at) VALUES (?, ?, ?, ?, ?)", [
+    scope,
+    key,
+    argsHash(args),
+    JSON.stringify(result),
+    Date.now(),
+  ]);
+  return { result, replayed: false };
+}
+
+/** True for a unique-key violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_PRIMARYKEY/UNIQUE). */
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}
+
+/**
+ * Runs `attempt` (a transaction around {@link onceIn}) and, when a concurrent request with the
+ * same key committed its record first (the insert hit the key), once more: that run replays it.
+ */
+export async function raceOnce<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    return attempt();
+  }
+}
+
 /** Idempotency records. */
 export class IdempotencyStore {
-  private readonly sql;
-
-  constructor(private readonly db: Db) {
-    this.sql = {
-      get: db.prepare<[string, string], { args_hash: string; result: string }>(
-        "SELECT args_hash, result FROM idempotency WHERE scope = ? AND key = ?",
-      ),
-      put: db.prepare("INSERT INTO idempotency (scope, key, args_hash, result, created_at) VALUES (?, ?, ?, ?, ?)"),
-    };
-  }
+  constructor(private readonly sql: Sql) {}
 
   /**
    * Runs `create` once per (scope, key). `args` (without the key itself) identify the request.
-   * `create` runs in the same transaction as the record, so a failure leaves neither behind.
-   * Without a key, `create` simply runs.
+   * `create` runs in the same transaction as the record (on the executor it is given), so a
+   * failure leaves neither behind. Without a key, `create` simply runs.
    */
-  once<T>(scope: string, key: string | undefined, args: unknown, create: () => T): Idempotent<T> {
-    if (key === undefined) return { result: create(), replayed: false };
-    const hash = argsHash(args);
-    return this.db.transaction((): Idempotent<T> => {
-      const prior = this.sql.get.get(scope, key);
-      if (prior) {
-        if (prior.args_hash !== hash) {
-          throw new ClawError(
-            "idempotency_conflict",
-            `idempotencyKey "${key}" was already used for ${scope} with different arguments; use a new key for a new request`,
-            { scope, idempotencyKey: key },
-          );
-        }
-        return { result: JSON.parse(prior.result) as T, replayed: true };
-      }
-      const result = create();
-      this.sql.put.run(scope, key, hash, JSON.stringify(result), Date.now());
-      return { result, replayed: false };
-    })();
+  async once<T>(
+    scope: string,
+    key: string | undefined,
+    args: unknown,
+    create: (q: Sql) => Promise<T>,
+  ): Promise<Idempotent<T>> {
+    if (key === undefined) return { result: await create(this.sql), replayed: false };
+    return raceOnce(() => this.sql.tx((q) => onceIn(q, scope, key, args, () => create(q))));
   }
 }

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ClawConfig } from "../config.js";
 import type { Db } from "../store/db.js";
+import type { Sql } from "../store/sql.js";
 import { ftsQuery, MAX_QUERY_CHARS, MAX_TERMS } from "./fts-query.js";
 import { IdempotencyStore } from "./idempotency.js";
 
@@ -80,9 +81,9 @@ export class MemoryService {
   private readonly idempotency: IdempotencyStore;
   private readonly sql;
 
-  constructor(readonly deps: { config: ClawConfig; db: Db }) {
+  constructor(readonly deps: { config: ClawConfig; db: Db; sql: Sql }) {
     const db = deps.db;
-    this.idempotency = new IdempotencyStore(db);
+    this.idempotency = new IdempotencyStore(deps.sql);
     this.sql = {
       insert: db.prepare(
         "INSERT INTO memory (id, text, project, session_key, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -102,9 +103,9 @@ export class MemoryService {
   }
 
   /** memory_add, once per idempotency key. */
-  add(args: MemoryAddArgs): { memoryId: string; createdAt: number; replayed: boolean } {
+  async add(args: MemoryAddArgs): Promise<{ memoryId: string; createdAt: number; replayed: boolean }> {
     const { idempotencyKey, ...request } = args;
-    const { result, replayed } = this.idempotency.once("memory_add", idempotencyKey, request, () => {
+    const { result, replayed } = await this.idempotency.once("memory_add", idempotencyKey, request, async () => {
       const memoryId = `mem_${randomUUID()}`;
       const createdAt = Date.now();
       this.sql.insert.run(

@@ -31,7 +31,7 @@ export interface SessionPort {
     opts?: {
       taskId?: string;
       signal?: AbortSignal;
-      onStart?: () => boolean | undefined;
+      onStart?: () => boolean | undefined | Promise<boolean | undefined>;
       onEvent?: (event: AgentEvent) => void;
     },
   ): Promise<TaskRunResult>;

@@ -1,6 +1,6 @@
 /** Structured task errors: a code, a category and a recovery a caller can follow. */
 import type { TaskError } from "./task-schema.js";
-import type { TaskRecord, TaskStore } from "./task-store.js";
+import type { TaskStore } from "./task-store.js";
 
 /** Builds the error of a task whose run ended in failure (or was interrupted). */
 export function taskError(code: string, message: string, sessionKey: string | null): TaskError {
@@ -55,23 +55,26 @@ export function taskError(code: string, message: string, sessionKey: string | nu
 
 /**
  * Ends a run task that was in progress when its process stopped (shutdown or restart):
- * `error` with code `interrupted`, the reason as its latest update and on its timeline.
+ * `error` with code `interrupted`, the reason as its latest update and on its timeline. A task
+ * no longer in progress (it ended meanwhile) is left as it is.
  */
-export function markInterrupted(
+export async function markInterrupted(
   store: TaskStore,
-  task: TaskRecord,
+  taskId: string,
   why: { message: string; latest: string; timeline: string },
-): void {
-  const now = Date.now();
-  store.patch(
-    task.id,
-    {
-      status: "error",
-      phase: "ended",
-      endedAt: now,
-      error: taskError("interrupted", why.message, task.sessionKey),
-      latestUpdate: { at: now, text: why.latest },
-    },
-    { timeline: why.timeline },
-  );
+): Promise<void> {
+  await store.change(taskId, (t) => {
+    if (t.status !== "in_progress") return undefined;
+    const now = Date.now();
+    return {
+      patch: {
+        status: "error",
+        phase: "ended",
+        endedAt: now,
+        error: taskError("interrupted", why.message, t.sessionKey),
+        latestUpdate: { at: now, text: why.latest },
+      },
+      timeline: why.timeline,
+    };
+  });
 }

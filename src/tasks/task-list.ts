@@ -1,11 +1,11 @@
 /** list_tasks: filters, counts per status, newest first, cursor paging. */
 import { ClawError } from "../errors.js";
-import type { Db } from "../store/db.js";
+import type { Sql, SqlValue } from "../store/sql.js";
 import { Where } from "../store/where.js";
 import type { ListTasksArgs, ListTasksResult } from "./task-inputs.js";
+import { fromRaw, type TaskRecord } from "./task-record.js";
 import { TASK_STATUSES, type TaskStatus } from "./task-schema.js";
 import { OPEN, TERMINAL } from "./task-status.js";
-import { fromRaw, type TaskRecord } from "./task-store.js";
 import { toRow } from "./task-view.js";
 
 function decodeCursor(cursor: string): number {
@@ -18,13 +18,12 @@ function decodeCursor(cursor: string): number {
 }
 
 /** Runs a list query. */
-export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
+export async function listTasks(sql: Sql, args: ListTasksArgs): Promise<ListTasksResult> {
   const scope = new Where().eq("project", args.project).eq("session_key", args.sessionKey).eq("kind", args.kind);
 
   const counts: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));
   const countSql = `SELECT status, COUNT(*) AS n FROM tasks ${scope.sql} GROUP BY status`;
-  for (const r of db.prepare<unknown[], { status: string; n: number }>(countSql).all(...scope.params))
-    counts[r.status] = r.n;
+  for (const r of await sql.all<{ status: string; n: number }>(countSql, scope.params)) counts[r.status] = r.n;
 
   let statuses: TaskStatus[] | undefined =
     args.status === undefined ? undefined : Array.isArray(args.status) ? args.status : [args.status];
@@ -38,11 +37,10 @@ export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
     where.add(`status IN (${statuses.map(() => "?").join(", ")})`, ...statuses);
   }
   if (args.cursor !== undefined) where.add("seq < ?", decodeCursor(args.cursor));
-  const sql = `SELECT * FROM tasks ${where.sql} ORDER BY seq DESC LIMIT ?`;
-  const rows: TaskRecord[] = db
-    .prepare<unknown[], Parameters<typeof fromRaw>[0]>(sql)
-    .all(...where.params, args.limit + 1)
-    .map(fromRaw);
+  const text = `SELECT * FROM tasks ${where.sql} ORDER BY seq DESC LIMIT ?`;
+  const rows: TaskRecord[] = (
+    await sql.all<Parameters<typeof fromRaw>[0]>(text, [...where.params, args.limit + 1])
+  ).map(fromRaw);
   const more = rows.length > args.limit;
   const page = more ? rows.slice(0, args.limit) : rows;
   const now = Date.now();
@@ -50,20 +48,16 @@ export function listTasks(db: Db, args: ListTasksArgs): ListTasksResult {
 }
 
 /** Recent handoffs (continuity_context): tasks with a handoff, most recently updated first. */
-export function recentHandoffs(db: Db, project: string, sessionKey: string | undefined, limit: number) {
-  const sql = `SELECT * FROM tasks WHERE project = ? AND handoff IS NOT NULL ${sessionKey !== undefined ? "AND session_key = ?" : ""} ORDER BY updated_at DESC, seq DESC LIMIT ?`;
-  const params: unknown[] = sessionKey !== undefined ? [project, sessionKey, limit] : [project, limit];
-  return db
-    .prepare<unknown[], Parameters<typeof fromRaw>[0]>(sql)
-    .all(...params)
-    .map(fromRaw)
-    .map((t) => ({
-      taskId: t.id,
-      title: t.title,
-      status: t.status,
-      version: t.version,
-      sessionKey: t.sessionKey,
-      handoff: t.handoff!,
-      updatedAt: t.updatedAt,
-    }));
+export async function recentHandoffs(sql: Sql, project: string, sessionKey: string | undefined, limit: number) {
+  const text = `SELECT * FROM tasks WHERE project = ? AND handoff IS NOT NULL ${sessionKey !== undefined ? "AND session_key = ?" : ""} ORDER BY updated_at DESC, seq DESC LIMIT ?`;
+  const params: SqlValue[] = sessionKey !== undefined ? [project, sessionKey, limit] : [project, limit];
+  return (await sql.all<Parameters<typeof fromRaw>[0]>(text, params)).map(fromRaw).map((t) => ({
+    taskId: t.id,
+    title: t.title,
+    status: t.status,
+    version: t.version,
+    sessionKey: t.sessionKey,
+    handoff: t.handoff!,
+    updatedAt: t.updatedAt,
+  }));
 }

@@ -1,12 +1,14 @@
 /**
  * In-process change notification per task: check_task waits on the change itself (no sleep
- * loop). A listener is woken after every committed change of its task, and once more, with
- * `closing` true, when the service shuts down.
+ * loop). A listener is woken after every committed change of its task, with the task as that
+ * change wrote it (so a waiter need not read it back), and once more, with `closing` true,
+ * when the service shuts down.
  */
 import { KeyedListeners } from "../keyed-listeners.js";
+import type { TaskRecord } from "./task-store.js";
 
-/** Called after a change of the task (or at shutdown with closing = true). */
-export type ChangeListener = (closing: boolean) => void;
+/** Called after a change of the task, with the task as written (or at shutdown with closing = true). */
+export type ChangeListener = (closing: boolean, task?: TaskRecord) => void;
 
 /** Listeners per task id. */
 export class TaskNotifier {
@@ -17,9 +19,9 @@ export class TaskNotifier {
     return this.listeners.listen(taskId, fn);
   }
 
-  /** Wakes the listeners of `taskId`. */
-  changed(taskId: string): void {
-    for (const fn of this.listeners.of(taskId)) fn(false);
+  /** Wakes the listeners of the task with its new state. */
+  changed(task: TaskRecord): void {
+    for (const fn of this.listeners.of(task.id)) fn(false, task);
   }
 
   /** Wakes every listener with closing = true (shutdown). */

@@ -18,10 +18,13 @@ import type { TaskTelemetry } from "./telemetry.js";
 
 /** A task handed to its session's queue. */
 interface TaskJob {
+  sessionId: string;
   controller: AbortController;
   /** True once the run left the queue. */
   started: boolean;
   done: Promise<void>;
+  /** The job's writes to its task, one after another in the order its run reported them. */
+  writes: Promise<unknown>;
 }
 
 /** Runs queued run tasks. */
@@ -39,26 +42,37 @@ export class TaskRunner {
   /** Puts a todo run task in its session's queue; it starts when its turn comes. */
   enqueue(task: TaskRecord): void {
     if (!task.sessionId || this.closing || this.jobs.has(task.id)) return;
-    const job: TaskJob = { controller: new AbortController(), started: false, done: Promise.resolve() };
+    const job: TaskJob = {
+      sessionId: task.sessionId,
+      controller: new AbortController(),
+      started: false,
+      done: Promise.resolve(),
+      writes: Promise.resolve(),
+    };
     this.jobs.set(task.id, job);
     job.done = this.sessions
       .run(task.sessionId, task.prompt ?? "", {
         taskId: task.id,
         signal: job.controller.signal,
-        onStart: () => {
-          job.started = this.begin(task.id);
+        onStart: async () => {
+          job.started = await this.begin(task.id, job);
           return job.started;
         },
-        onEvent: (e) => this.onEvent(task.id, e),
+        onEvent: (e) => {
+          job.writes = job.writes.then(() => this.onEvent(task.id, e));
+        },
       })
       .then(
-        (result) => {
-          this.finish(task.id, result);
-          const t = this.store.find(task.id);
+        async (result) => {
+          await job.writes;
+          const t = await this.finish(task.id, result);
           const ms = t?.startedAt ? Date.now() - t.startedAt : 0;
           this.telemetry?.recordRun(task.id, t?.status ?? result.status, ms, result.usage, result.error?.code ?? null);
         },
-        (err: unknown) => this.notRun(task, job, toClawError(err)),
+        async (err: unknown) => {
+          await job.writes;
+          await this.notRun(task, job, toClawError(err));
+        },
       )
       .catch((err: unknown) => this.log(`tsclaw: task ${task.id}: could not record the end of its run: ${String(err)}`))
       .finally(() => {
@@ -91,105 +105,108 @@ export class TaskRunner {
   async close(timeoutMs = 15_000): Promise<void> {
     this.closing = true;
     const running = [...this.jobs].filter(([, job]) => job.started);
-    for (const [taskId, job] of running) {
-      const t = this.store.find(taskId);
-      if (t?.status === "in_progress") {
-        markInterrupted(this.store, t, {
+    await Promise.all(
+      running.map(async ([taskId, job]) => {
+        await markInterrupted(this.store, taskId, {
           message: "the server shut down while this task ran",
           latest: "interrupted by shutdown",
           timeline: "interrupted: the server shut down",
         });
-      }
-      job.controller.abort();
-    }
+        job.controller.abort();
+      }),
+    );
     await settleWithin(Promise.allSettled(running.map(([, job]) => job.done)), timeoutMs);
   }
 
   /** The run leaves the queue: the task goes in_progress, unless it was cancelled meanwhile. */
-  private begin(taskId: string): boolean {
-    const t = this.store.find(taskId);
-    if (t?.status !== "todo" || this.closing) return false;
-    const now = Date.now();
-    this.store.patch(
-      taskId,
-      {
-        status: "in_progress",
-        phase: "starting",
-        startedAt: t.startedAt ?? now,
-        latestUpdate: { at: now, text: "run starting" },
-      },
-      { timeline: "run started" },
-    );
-    return true;
+  private async begin(taskId: string, job: TaskJob): Promise<boolean> {
+    // The previous task of the session has its end recorded before this one starts.
+    const previous = [...this.jobs.values()].filter((j) => j !== job && j.started && j.sessionId === job.sessionId);
+    await Promise.all(previous.map((j) => j.done));
+    const started = await this.store.change(taskId, (t) => {
+      if (t.status !== "todo" || this.closing) return undefined;
+      const now = Date.now();
+      return {
+        patch: {
+          status: "in_progress",
+          phase: "starting",
+          startedAt: t.startedAt ?? now,
+          latestUpdate: { at: now, text: "run starting" },
+        },
+        timeline: "run started",
+      };
+    });
+    return started !== undefined;
   }
 
   /** The run never started (cancelled while waiting, shutdown, session deleted, no key). */
-  private notRun(t: TaskRecord, job: TaskJob, e: ClawError): void {
+  private async notRun(t: TaskRecord, job: TaskJob, e: ClawError): Promise<void> {
     if (job.started) {
       // Started, then failed outside the loop (the run row could not be written, …).
       if (e.code === "internal") this.log(`tsclaw: task ${t.id}: run failed: ${e.message}`);
-      this.finish(t.id, { sessionId: t.sessionId!, runId: "", status: "error", text: "", error: e });
+      await this.finish(t.id, { sessionId: t.sessionId!, runId: "", status: "error", text: "", error: e });
       return;
     }
     if (this.closing || e.code === "shutting_down" || e.code === "cancelled") return; // stays todo / already cancelled
-    const current = this.store.find(t.id);
-    if (current?.status !== "todo") return;
-    const now = Date.now();
-    const error = taskError(e.code, e.message, t.sessionKey);
-    this.store.patch(
-      t.id,
-      {
-        status: "error",
-        phase: "ended",
-        endedAt: now,
-        error,
-        latestUpdate: { at: now, text: `failed: ${clip(e.message, 200)}` },
-      },
-      { timeline: `could not start: ${e.code}` },
-    );
+    await this.store.change(t.id, (current) => {
+      if (current.status !== "todo") return undefined;
+      const now = Date.now();
+      return {
+        patch: {
+          status: "error",
+          phase: "ended",
+          endedAt: now,
+          error: taskError(e.code, e.message, t.sessionKey),
+          latestUpdate: { at: now, text: `failed: ${clip(e.message, 200)}` },
+        },
+        timeline: `could not start: ${e.code}`,
+      };
+    });
   }
 
-  private onEvent(taskId: string, e: AgentEvent): void {
+  private async onEvent(taskId: string, e: AgentEvent): Promise<void> {
     try {
       const p = progressOf(e);
       if (!p.update && !p.phase) return;
-      const t = this.store.find(taskId);
-      if (!t || TERMINAL.has(t.status)) return; // cancelled or interrupted: the record is final
-      const phase = t.status === "in_progress" ? p.phase : undefined; // blocked keeps waiting_human
-      const latestUpdate = p.update ? { at: Date.now(), text: p.update } : undefined;
-      if (phase === t.phase && !latestUpdate) return;
-      this.store.patch(taskId, { phase, latestUpdate }, { timeline: p.timeline });
+      await this.store.change(taskId, (t) => {
+        if (TERMINAL.has(t.status)) return undefined; // cancelled or interrupted: the record is final
+        const phase = t.status === "in_progress" ? p.phase : undefined; // blocked keeps waiting_human
+        const latestUpdate = p.update ? { at: Date.now(), text: p.update } : undefined;
+        if (phase === t.phase && !latestUpdate) return undefined;
+        return { patch: { phase, latestUpdate }, timeline: p.timeline };
+      });
     } catch (err) {
       this.log(`tsclaw: task ${taskId}: could not record progress: ${String(err)}`);
     }
   }
 
-  private finish(taskId: string, result: Omit<TaskRunResult, "usage">): void {
-    const t = this.store.find(taskId);
-    if (!t) return;
+  /** Records the run's outcome; returns the task as it ends up. */
+  private async finish(taskId: string, result: Omit<TaskRunResult, "usage">): Promise<TaskRecord | undefined> {
     const summary = typeof result.text === "string" && result.text.trim() !== "" ? result.text : null;
-    const now = Date.now();
-    if (t.status === "in_progress") {
-      const status: TaskStatus = result.status === "completed" && !summary ? "completed_no_summary" : result.status;
-      const error =
-        status === "error"
-          ? taskError(result.error?.code ?? "run_failed", result.error?.message ?? "the run failed", t.sessionKey)
-          : null;
-      const text = summary ? clip(summary) : error ? `failed: ${clip(error.message, 200)}` : `run ended: ${status}`;
-      this.store.patch(
-        taskId,
-        { status, phase: "ended", endedAt: now, summary, error, latestUpdate: { at: now, text } },
-        { timeline: `run ended: ${status}` },
-      );
-    } else if (ACTIONABLE.has(t.status)) {
-      this.store.patch(
-        taskId,
-        { phase: "waiting_human", summary: summary ?? t.summary },
-        { timeline: `run ended; the task stays ${t.status}` },
-      );
-    } else if (summary && t.summary === null && TERMINAL.has(t.status)) {
-      this.store.patch(taskId, { summary });
-    }
+    const written = await this.store.change(taskId, (t) => {
+      const now = Date.now();
+      if (t.status === "in_progress") {
+        const status: TaskStatus = result.status === "completed" && !summary ? "completed_no_summary" : result.status;
+        const error =
+          status === "error"
+            ? taskError(result.error?.code ?? "run_failed", result.error?.message ?? "the run failed", t.sessionKey)
+            : null;
+        const text = summary ? clip(summary) : error ? `failed: ${clip(error.message, 200)}` : `run ended: ${status}`;
+        return {
+          patch: { status, phase: "ended", endedAt: now, summary, error, latestUpdate: { at: now, text } },
+          timeline: `run ended: ${status}`,
+        };
+      }
+      if (ACTIONABLE.has(t.status)) {
+        return {
+          patch: { phase: "waiting_human", summary: summary ?? t.summary },
+          timeline: `run ended; the task stays ${t.status}`,
+        };
+      }
+      if (summary && t.summary === null && TERMINAL.has(t.status)) return { patch: { summary } };
+      return undefined;
+    });
+    return written ?? this.store.find(taskId);
   }
 }
 

@@ -8,9 +8,9 @@ import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config.js";
 import { ClawError } from "../errors.js";
 import type { Identity } from "../identity.js";
-import type { Db } from "../store/db.js";
+import type { Sql } from "../store/sql.js";
 import { applyUpdate, type TaskUpdateArgs } from "./completion.js";
-import { IdempotencyStore } from "./idempotency.js";
+import { type Idempotent, onceIn, raceOnce, recorded } from "./idempotency.js";
 import { clip } from "./run-events.js";
 import type { SessionPort, TaskSession } from "./session-port.js";
 import { markInterrupted } from "./task-errors.js";
@@ -36,10 +36,11 @@ import { TaskTelemetry } from "./telemetry.js";
 /** What the task service is built from. */
 export interface TaskServiceDeps {
   config: ClawConfig;
-  db: Db;
+  sql: Sql;
   bus: BusService;
   sessions: SessionPort;
-  identity: Identity;
+  /** This instance's identity (loaded before the service starts). */
+  identity: () => Identity;
 }
 
 /** Owns tasks, receipts and telemetry. */
@@ -50,38 +51,40 @@ export class TaskService {
   readonly notifier = new TaskNotifier();
   /** Request telemetry of the task operations. */
   readonly telemetry: TaskTelemetry;
-  private readonly idempotency: IdempotencyStore;
   private readonly runner: TaskRunner;
   private closed = false;
 
   constructor(readonly deps: TaskServiceDeps) {
     // The one place a task change is announced: waiters wake and the `tasks` bus gets its event.
-    this.store = new TaskStore(deps.db, (t) => {
+    this.store = new TaskStore(deps.sql, (t) => {
       publishTaskEvent(deps.bus, t, deps.config.log);
-      this.notifier.changed(t.id);
+      this.notifier.changed(t);
     });
-    this.idempotency = new IdempotencyStore(deps.db);
     this.telemetry = new TaskTelemetry(
-      deps.db,
+      deps.sql,
       deps.config.env.CLAW_TELEMETRY_LOG === "1" ? deps.config.log : undefined,
     );
     this.runner = new TaskRunner(this.store, deps.sessions, deps.config.log, this.telemetry);
   }
 
   /** Restart recovery: run tasks left in_progress by a dead process become error/interrupted; queued ones start. */
-  start(): void {
-    for (const t of this.store.runTasksWithStatus("in_progress")) {
-      markInterrupted(this.store, t, {
+  async start(): Promise<void> {
+    for (const t of await this.store.runTasksWithStatus("in_progress")) {
+      await markInterrupted(this.store, t.id, {
         message: "the server restarted while this task ran (its process ended)",
         latest: "interrupted: the server restarted",
         timeline: "interrupted: the server restarted",
       });
     }
     for (const status of ["blocked", "needs_human"] as const) {
-      for (const t of this.store.runTasksWithStatus(status))
-        if (t.phase !== "waiting_human") this.store.patch(t.id, { phase: "waiting_human" });
+      for (const t of await this.store.runTasksWithStatus(status)) {
+        if (t.phase === "waiting_human") continue;
+        await this.store.change(t.id, (now) =>
+          now.status === status && now.phase !== "waiting_human" ? { patch: { phase: "waiting_human" } } : undefined,
+        );
+      }
     }
-    for (const t of this.store.runTasksWithStatus("todo")) this.runner.enqueue(t);
+    for (const t of await this.store.runTasksWithStatus("todo")) this.runner.enqueue(t);
   }
 
   /** Stops runners (their tasks become error/interrupted) and answers every waiting check_task. */
@@ -93,49 +96,64 @@ export class TaskService {
     this.notifier.closeAll();
   }
 
-  /** A task as clients see it. */
-  view(t: TaskRecord, include: TaskInclude = []): Task {
-    return toTask(t, include, () => this.store.receipts(t.id));
+  /** A task as clients see it (its receipts read only when included). */
+  async view(t: TaskRecord, include: TaskInclude = []): Promise<Task> {
+    return toTask(t, include, include.includes("receipts") ? await this.store.receipts(t.id) : undefined);
+  }
+
+  /**
+   * Runs `create` once per idempotency key: in one transaction with the key's record, so a
+   * failure leaves neither behind (without a key it simply runs).
+   */
+  private idempotent<T>(
+    scope: string,
+    key: string | undefined,
+    args: unknown,
+    create: (store: TaskStore) => Promise<T>,
+  ): Promise<Idempotent<T>> {
+    if (key === undefined) return create(this.store).then((result) => ({ result, replayed: false }));
+    return raceOnce(() => this.store.tx((store) => onceIn(store.sql, scope, key, args, () => create(store))));
   }
 
   /** run_task: creates the task (once per idempotency key) and queues it on its session. */
-  runTask(args: RunTaskArgs) {
-    const sessions = this.deps.sessions;
+  async runTask(args: RunTaskArgs) {
     const { idempotencyKey, ...request } = args;
-    const { result, replayed } = this.idempotency.once("run_task", idempotencyKey, request, () => {
-      let existing: TaskSession | undefined;
-      if (request.sessionKey !== undefined) existing = findSession(sessions, request.sessionKey);
-      sessions.checkProvider(request.provider ?? existing?.provider);
-      const session =
-        existing ??
-        sessions.ensure({
-          sessionKey: request.sessionKey,
-          bus: request.bus,
-          model: request.model,
-          provider: request.provider,
-        });
+    // The session is found or made before the transaction, which must wait on nothing but its
+    // own statements; a replay needs none.
+    const prior =
+      idempotencyKey === undefined
+        ? undefined
+        : await recorded<{ taskId: string }>(this.deps.sql, "run_task", idempotencyKey, request);
+    let taskId = prior?.taskId;
+    let replayed = prior !== undefined;
+    if (taskId === undefined) {
+      const session = await this.sessionFor(request);
       const firstLine = request.prompt.split("\n").find((l) => l.trim() !== "") ?? request.prompt;
-      const t = this.store.insert(
-        {
-          id: `task_${randomUUID()}`,
-          kind: "run",
-          title: request.title ?? clip(firstLine, 80),
-          body: null,
-          prompt: request.prompt,
-          sessionKey: session.sessionKey,
-          sessionId: session.sessionId,
-          project: request.project ?? this.deps.config.project,
-          status: "todo",
-          phase: "queued",
-          model: session.model,
-          provider: session.provider,
-          bus: session.bus,
-        },
-        "created (queued on its session)",
-      );
-      return { taskId: t.id };
-    });
-    const t = this.store.get(result.taskId);
+      const created = await this.idempotent("run_task", idempotencyKey, request, async (store) => {
+        const t = await store.insert(
+          {
+            id: `task_${randomUUID()}`,
+            kind: "run",
+            title: request.title ?? clip(firstLine, 80),
+            body: null,
+            prompt: request.prompt,
+            sessionKey: session.sessionKey,
+            sessionId: session.sessionId,
+            project: request.project ?? this.deps.config.project,
+            status: "todo",
+            phase: "queued",
+            model: session.model,
+            provider: session.provider,
+            bus: session.bus,
+          },
+          "created (queued on its session)",
+        );
+        return { taskId: t.id };
+      });
+      taskId = created.result.taskId;
+      replayed = created.replayed;
+    }
+    const t = await this.store.get(taskId);
     if (!replayed) this.runner.enqueue(t);
     return {
       taskId: t.id,
@@ -150,10 +168,27 @@ export class TaskService {
     };
   }
 
+  /** The session a run_task runs in: the one of its sessionKey, else a new one; the provider checked first. */
+  private async sessionFor(request: Omit<RunTaskArgs, "idempotencyKey">): Promise<TaskSession> {
+    const sessions = this.deps.sessions;
+    let existing: TaskSession | undefined;
+    if (request.sessionKey !== undefined) existing = await findSession(sessions, request.sessionKey);
+    await sessions.checkProvider(request.provider ?? existing?.provider);
+    return (
+      existing ??
+      sessions.ensure({
+        sessionKey: request.sessionKey,
+        bus: request.bus,
+        model: request.model,
+        provider: request.provider,
+      })
+    );
+  }
+
   /** check_task: counts the poll, waits as asked, returns the snapshot and what to do next. */
   async checkTask(args: CheckTaskArgs, signal: AbortSignal): Promise<CheckTaskResult> {
     const taskId = (args.taskId ?? args.jobId)!;
-    const pollNumber = this.store.countPoll(taskId);
+    const pollNumber = await this.store.countPoll(taskId);
     const waitMs = this.closed ? 0 : clampWait(args.waitMs);
     const { task, waitedMs } = await waitForTask(this.store, this.notifier, taskId, {
       waitMs,
@@ -162,7 +197,7 @@ export class TaskService {
       signal,
     });
     return {
-      task: this.view(task, args.include),
+      task: await this.view(task, args.include),
       isTerminal: TERMINAL.has(task.status),
       isActionable: ACTIONABLE.has(task.status),
       continuePolling: continuePolling(task.status),
@@ -173,40 +208,42 @@ export class TaskService {
   }
 
   /** get_task: the snapshot, immediately. */
-  getTask(taskId: string, include: TaskInclude = []): Task {
-    return this.view(this.store.get(taskId), include);
+  async getTask(taskId: string, include: TaskInclude = []): Promise<Task> {
+    return this.view(await this.store.get(taskId), include);
   }
 
   /** list_tasks. */
   listTasks(args: ListTasksArgs) {
-    return listTasks(this.deps.db, args);
+    return listTasks(this.deps.sql, args);
   }
 
   /** Handoffs of a project's tasks, most recent first (continuity_context). */
   recentHandoffs(project: string, sessionKey: string | undefined, limit: number) {
-    return recentHandoffs(this.deps.db, project, sessionKey, limit);
+    return recentHandoffs(this.deps.sql, project, sessionKey, limit);
   }
 
   /** cancel_task: a queued task is just cancelled; a running one also has its run (and bash) stopped. Ended tasks are returned unchanged. */
   async cancelTask(taskId: string): Promise<Task> {
-    const t = this.store.get(taskId);
+    const t = await this.store.get(taskId);
     if (TERMINAL.has(t.status)) return this.view(t);
     this.runner.dequeue(taskId);
-    const now = Date.now();
-    this.store.patch(
-      taskId,
-      { status: "cancelled", phase: "ended", endedAt: now, latestUpdate: { at: now, text: "cancelled" } },
-      { timeline: `cancelled (was ${t.status})` },
-    );
+    await this.store.change(taskId, (current) => {
+      if (TERMINAL.has(current.status)) return undefined;
+      const now = Date.now();
+      return {
+        patch: { status: "cancelled", phase: "ended", endedAt: now, latestUpdate: { at: now, text: "cancelled" } },
+        timeline: `cancelled (was ${current.status})`,
+      };
+    });
     await this.runner.stop(taskId);
-    return this.view(this.store.get(taskId));
+    return this.view(await this.store.get(taskId));
   }
 
   /** task_create: a tracked work task (status todo, version 1), once per idempotency key. */
-  createTask(args: TaskCreateArgs): Task & { replayed: boolean } {
+  async createTask(args: TaskCreateArgs): Promise<Task & { replayed: boolean }> {
     const { idempotencyKey, ...request } = args;
-    const { result, replayed } = this.idempotency.once("task_create", idempotencyKey, request, () => {
-      const t = this.store.insert(
+    const { result, replayed } = await this.idempotent("task_create", idempotencyKey, request, async (store) => {
+      const t = await store.insert(
         {
           id: `task_${randomUUID()}`,
           kind: "work",
@@ -226,23 +263,23 @@ export class TaskService {
       );
       return { taskId: t.id };
     });
-    return { ...this.getTask(result.taskId), replayed };
+    return { ...(await this.getTask(result.taskId)), replayed };
   }
 
   /** task_update with the completion contract; the result includes the task's receipts. */
-  updateTask(args: TaskUpdateArgs): Task & { replayed: boolean } {
-    const { task, replayed } = applyUpdate(
+  async updateTask(args: TaskUpdateArgs): Promise<Task & { replayed: boolean }> {
+    const { task, replayed } = await applyUpdate(
       this.store,
-      { instance: this.deps.identity.instance, runActive: (id) => this.runner.isRunning(id) },
+      { instance: this.deps.identity().instance, runActive: (id) => this.runner.isRunning(id) },
       args,
     );
-    return { ...this.view(task, ["receipts"]), replayed };
+    return { ...(await this.view(task, ["receipts"])), replayed };
   }
 }
 
-function findSession(sessions: SessionPort, sessionKey: string): TaskSession | undefined {
+async function findSession(sessions: SessionPort, sessionKey: string): Promise<TaskSession | undefined> {
   try {
-    return sessions.get({ sessionKey });
+    return await sessions.get({ sessionKey });
   } catch (err) {
     if (err instanceof ClawError && err.code === "not_found") return undefined;
     throw err;

@@ -30,11 +30,11 @@ function base(t: TaskRecord, now: number) {
   };
 }
 
-/** The Task snapshot; `receipts` is read only when included. */
-export function toTask(t: TaskRecord, include: TaskInclude = [], receipts?: () => Receipt[]): Task {
+/** The Task snapshot; `receipts` (read by the caller only when included) go in when included. */
+export function toTask(t: TaskRecord, include: TaskInclude = [], receipts?: Receipt[]): Task {
   const task: Task = { ...base(t, Date.now()), summary: t.summary };
   if (include.includes("timeline")) task.timeline = t.timeline;
-  if (include.includes("receipts")) task.receipts = receipts?.() ?? [];
+  if (include.includes("receipts")) task.receipts = receipts ?? [];
   if (include.includes("prompt")) task.prompt = t.prompt;
   return task;
 }

@@ -25,35 +25,51 @@ export async function waitForTask(
   opts: WaitOptions,
 ): Promise<{ task: TaskRecord; waitedMs: number }> {
   const started = performance.now();
-  let task = store.get(taskId);
+  // Listening before the read: a change committed while the read is on its way is not missed.
+  let announced: TaskRecord | undefined;
+  let closing = false;
+  let wake = () => {};
+  const unlisten = notifier.listen(taskId, (isClosing, current) => {
+    if (isClosing || !current) closing = true;
+    else if (!announced || current.version > announced.version) announced = current;
+    wake();
+  });
+  let task: TaskRecord;
+  try {
+    task = await store.get(taskId);
+  } catch (err) {
+    unlisten();
+    throw err;
+  }
   const baseline = opts.afterVersion ?? task.version;
+  const newest = () => (announced && announced.version > task.version ? announced : task);
   const ready = (t: TaskRecord) =>
     TERMINAL.has(t.status) || ACTIONABLE.has(t.status) || (opts.until === "update" && t.version > baseline);
-  if (ready(task) || opts.waitMs <= 0 || opts.signal.aborted) return { task, waitedMs: 0 };
+  if (ready(task) || closing || opts.waitMs <= 0 || opts.signal.aborted) {
+    unlisten();
+    return { task, waitedMs: 0 };
+  }
   await new Promise<void>((resolve) => {
-    let done = false;
     const finish = () => {
-      if (done) return;
-      done = true;
+      wake = () => {};
       clearTimeout(timer);
-      unlisten();
       opts.signal.removeEventListener("abort", finish);
       resolve();
     };
-    const unlisten = notifier.listen(taskId, (closing) => {
-      if (closing) return finish();
-      const current = store.find(taskId);
-      if (!current) return finish();
-      task = current;
-      if (ready(current)) finish();
-    });
+    wake = () => {
+      task = newest();
+      if (closing || ready(task)) finish();
+    };
     const timer = setTimeout(finish, opts.waitMs);
     opts.signal.addEventListener("abort", finish, { once: true });
+    wake(); // a change announced while the task was being read
   });
+  unlisten();
   try {
-    task = store.find(taskId) ?? task;
+    task = (await store.find(taskId)) ?? newest();
   } catch {
     // the database closed during shutdown: answer with the last snapshot seen
+    task = newest();
   }
   return { task, waitedMs: Math.round(performance.now() - started) };
 }

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { type Usage, usageSchema } from "../agent/session-schemas.js";
 import { toClawError } from "../errors.js";
-import type { Db } from "../store/db.js";
+import type { Sql } from "../store/sql.js";
 import { Where } from "../store/where.js";
 
 /** One telemetry record. */
@@ -60,20 +60,16 @@ interface RawRecord {
   usage: string | null;
 }
 
+const INSERT = `INSERT INTO telemetry (ts, op, task_id, poll_number, wait_asked_ms, waited_ms, status, duration_ms, duplicate, terminal_retrieval, error_code, usage)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
 /** The telemetry table. */
 export class TaskTelemetry {
-  private readonly insert;
-
   constructor(
-    private readonly db: Db,
+    private readonly sql: Sql,
     /** Where JSON lines go when enabled; undefined disables the log. */
     private readonly logLine?: (line: string) => void,
-  ) {
-    this.insert = db.prepare(
-      `INSERT INTO telemetry (ts, op, task_id, poll_number, wait_asked_ms, waited_ms, status, duration_ms, duplicate, terminal_retrieval, error_code, usage)
-       VALUES (@ts, @op, @taskId, @pollNumber, @waitAskedMs, @waitedMs, @status, @durationMs, @duplicate, @terminalRetrieval, @errorCode, @usage)`,
-    );
-  }
+  ) {}
 
   /** Times `fn`, then records one row; telemetry failures never fail the request. */
   async trace<T>(op: string, fn: (note: TelemetryNote) => Promise<T> | T): Promise<T> {
@@ -115,8 +111,26 @@ export class TaskTelemetry {
       errorCode,
       usage: usage ? JSON.stringify(usage) : null,
     };
+    // Not awaited: the answer does not wait for its record. On SQLite a later read still sees
+    // it (statements run in call order); on PostgreSQL it may land a moment after the answer.
+    // A full disk or a closing database must not turn a served request into a failure.
+    this.sql
+      .run(INSERT, [
+        row.ts,
+        row.op,
+        row.taskId,
+        row.pollNumber,
+        row.waitAskedMs,
+        row.waitedMs,
+        row.status,
+        row.durationMs,
+        row.duplicate,
+        row.terminalRetrieval,
+        row.errorCode,
+        row.usage,
+      ])
+      .catch(() => {});
     try {
-      if (this.db.open) this.insert.run(row);
       this.logLine?.(
         JSON.stringify({
           telemetry: true,
@@ -127,15 +141,15 @@ export class TaskTelemetry {
         }),
       );
     } catch {
-      // a full disk or a closing database must not turn a served request into a failure
+      // a log that cannot be written must not fail the request either
     }
   }
 
   /** Newest records first, optionally of one task and/or one op. */
-  list(filter: { taskId?: string; op?: string; limit: number }): TelemetryRecord[] {
+  async list(filter: { taskId?: string; op?: string; limit: number }): Promise<TelemetryRecord[]> {
     const where = new Where().eq("task_id", filter.taskId).eq("op", filter.op);
-    const sql = `SELECT * FROM telemetry ${where.sql} ORDER BY id DESC LIMIT ?`;
-    const rows = this.db.prepare<unknown[], RawRecord>(sql).all(...where.params, filter.limit);
+    const text = `SELECT * FROM telemetry ${where.sql} ORDER BY id DESC LIMIT ?`;
+    const rows = await this.sql.all<RawRecord>(text, [...where.params, filter.limit]);
     return rows.map((r) => ({
       id: r.id,
       ts: r.ts,

@@ -25,6 +25,7 @@ describe("store", () => {
     const instance = first.identity.instance;
     await first.close();
     const second = createClaw({ db });
+    await second.ready();
     expect(second.identity.instance).toBe(instance);
     const r = await second.bus.read({ bus: "k", limit: 1000 });
     expect(r.events.map((e) => e.payload)).toEqual(Array.from({ length: 50 }, (_, i) => i));

@@ -35,6 +35,7 @@ export const REMOTE = process.env.TSCLAW_TEST_CLAW === "remote";
 export async function apiClaw(options: ClawOptions = {}): Promise<Claw> {
   const local = memClaw(options);
   if (!REMOTE) return local;
+  await local.ready(); // its identity getter is copied below
   const server = await startServer(local);
   const remote = await connectClaw({ url: server.url, token: server.policy.token, WebSocket });
   const { ops: _o, doc: _d, close: _c, ...handles } = remote;

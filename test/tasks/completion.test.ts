@@ -193,8 +193,20 @@ describe("task_update: completion", () => {
     const res = await claw.do({ op: "task_update", args: completion(claw, t) });
     expect(res.ok).toBe(false);
     await expectUnchanged(before);
+    // The rolled-back change was never announced: after the creation, the next event on the
+    // tasks bus is the rename below, not a "done".
+    const renamed = await claw.task.update({ taskId: t.taskId, expectedVersion: 1, title: "T2" });
+    const events: { version: number; status: string }[] = [];
+    while (events.length < 2) {
+      const r = await claw.bus.read({ bus: "tasks", after: events.length, waitMs: 5000 });
+      events.push(...r.events.map((e) => e.payload as { version: number; status: string }));
+    }
+    expect(events.map((e) => [e.version, e.status])).toEqual([
+      [1, "todo"],
+      [2, "todo"],
+    ]);
     claw.services.db.exec("DROP TRIGGER fail_receipts");
-    expect((await claw.task.update(completion(claw, t))).status).toBe("done");
+    expect((await claw.task.update(completion(claw, renamed))).status).toBe("done");
   });
 
   test("the same receipt sent again returns the current task with replayed: true and no second receipt", async () => {

@@ -64,6 +64,7 @@ test("a task left in_progress by a dead process becomes error/interrupted at sta
   const db = join(tempDir(), "claw.db");
   // The "dead process": rows written as its runner would have left them, but never finished.
   const dead = fileClaw(db);
+  await dead.ready(); // its restart recovery is over before the rows below are written
   const session = dead.services.sessions.ensure({ sessionKey: "orphans" });
   const base = {
     kind: "run" as const,
@@ -75,7 +76,7 @@ test("a task left in_progress by a dead process becomes error/interrupted at sta
     provider: session.provider,
     bus: session.bus,
   };
-  dead.services.tasks.store.insert(
+  await dead.services.tasks.store.insert(
     {
       ...base,
       id: "task_was_running",
@@ -86,7 +87,7 @@ test("a task left in_progress by a dead process becomes error/interrupted at sta
     },
     "created",
   );
-  dead.services.tasks.store.insert(
+  await dead.services.tasks.store.insert(
     { ...base, id: "task_was_queued", title: "was queued", prompt: "next job", status: "todo", phase: "queued" },
     "created",
   );

@@ -1,0 +1,145 @@
+/** A task as stored and as its row comes back from either store, and the fields a change may set. */
+import type {
+  Handoff,
+  LatestUpdate,
+  TaskError,
+  TaskKind,
+  TaskPhase,
+  TaskStatus,
+  TimelineEntry,
+} from "./task-schema.js";
+
+/** Max timeline entries kept per task; the oldest are dropped (the first one, "created", stays). */
+export const TIMELINE_LIMIT = 50;
+
+/** A task as stored (JSON columns parsed). */
+export interface TaskRecord {
+  seq: number;
+  id: string;
+  kind: TaskKind;
+  title: string;
+  body: string | null;
+  prompt: string | null;
+  sessionKey: string | null;
+  sessionId: string | null;
+  project: string;
+  status: TaskStatus;
+  phase: TaskPhase;
+  version: number;
+  model: string | null;
+  provider: string | null;
+  bus: string | null;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+  endedAt: number | null;
+  latestUpdate: LatestUpdate | null;
+  pollCount: number;
+  summary: string | null;
+  error: TaskError | null;
+  handoff: Handoff | null;
+  timeline: TimelineEntry[];
+}
+
+/** Fields of a new task. */
+export type NewTask = Pick<
+  TaskRecord,
+  | "id"
+  | "kind"
+  | "title"
+  | "body"
+  | "prompt"
+  | "sessionKey"
+  | "sessionId"
+  | "project"
+  | "status"
+  | "phase"
+  | "model"
+  | "provider"
+  | "bus"
+>;
+
+/** Changeable fields; undefined leaves a field as it is, null clears it. */
+export type TaskPatch = Partial<
+  Pick<
+    TaskRecord,
+    "status" | "phase" | "title" | "body" | "startedAt" | "endedAt" | "latestUpdate" | "summary" | "error" | "handoff"
+  >
+>;
+
+export const COLUMNS: Record<keyof TaskPatch, string> = {
+  status: "status",
+  phase: "phase",
+  title: "title",
+  body: "body",
+  startedAt: "started_at",
+  endedAt: "ended_at",
+  latestUpdate: "latest_update",
+  summary: "summary",
+  error: "error",
+  handoff: "handoff",
+};
+export const JSON_FIELDS = new Set<keyof TaskPatch>(["latestUpdate", "error", "handoff"]);
+
+export interface RawTask {
+  seq: number;
+  id: string;
+  kind: string;
+  title: string;
+  body: string | null;
+  prompt: string | null;
+  session_key: string | null;
+  session_id: string | null;
+  project: string;
+  status: string;
+  phase: string;
+  version: number;
+  model: string | null;
+  provider: string | null;
+  bus: string | null;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  latest_update: string | null;
+  poll_count: number;
+  summary: string | null;
+  error: string | null;
+  handoff: string | null;
+  timeline: string;
+}
+
+function parse<T>(json: string | null): T | null {
+  return json === null ? null : (JSON.parse(json) as T);
+}
+
+/** Converts a raw row (the same snake_case columns on SQLite and PostgreSQL). */
+export function fromRaw(r: RawTask): TaskRecord {
+  return {
+    seq: r.seq,
+    id: r.id,
+    kind: r.kind as TaskKind,
+    title: r.title,
+    body: r.body,
+    prompt: r.prompt,
+    sessionKey: r.session_key,
+    sessionId: r.session_id,
+    project: r.project,
+    status: r.status as TaskStatus,
+    phase: r.phase as TaskPhase,
+    version: r.version,
+    model: r.model,
+    provider: r.provider,
+    bus: r.bus,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    latestUpdate: parse(r.latest_update),
+    pollCount: r.poll_count,
+    summary: r.summary,
+    error: parse(r.error),
+    handoff: parse(r.handoff),
+    timeline: JSON.parse(r.timeline) as TimelineEntry[],
+  };
+}
