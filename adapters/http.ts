@@ -111,6 +111,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       if (route === "GET /health") {
         // Up is not enough: a server whose database files were deleted must say it cannot store.
         if (claw.services.storage.lost !== undefined) return sendError(res, claw.services.storage.error());
+        await claw.ready(); // the instance id is known once the claw has started
         return send(
           res,
           200,

@@ -65,6 +65,7 @@ export async function serve(cl: CommandLine): Promise<number> {
   }
   let serverToken: ReturnType<typeof resolveServerToken>;
   try {
+    await claw.ready(); // identity and restart recovery, before anything is served
     // After the database opened: the single-writer lock decided this process owns it.
     serverToken = resolveServerToken(choice, claw.config.db);
   } catch (err) {

@@ -12,6 +12,7 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Claw } from "../../src/claw.js";
+import { VERSION } from "../../src/version.js";
 import { type CallStreams, pollDuring } from "./polling.js";
 import { isLongCall, startProgress } from "./progress.js";
 import { registerResources } from "./resources.js";
@@ -53,7 +54,7 @@ export function createMcpServer(
   const toolNames = new Set(tools.map((t) => t.name));
   const store = new ClawTaskStore(claw);
   const server = new Server(
-    { name: "tsclaw", version: claw.identity.version },
+    { name: "tsclaw", version: VERSION },
     {
       capabilities: {
         tools: { listChanged: false },

@@ -31,7 +31,7 @@ describe("strict CLI", () => {
       "tsclaw serve: unknown flag --port (did you mean --listen?)\n",
       "tsclaw serve: unknown flag -p (did you mean --listen?)\n",
       'tsclaw serve: unexpected argument "extra" (serve takes no arguments; run tsclaw serve --help)\n',
-      "tsclaw serve: flag --db needs a value (--db PATH)\n",
+      "tsclaw serve: flag --db needs a value (--db PATH|URL)\n",
     ]);
   });
 
