@@ -96,9 +96,9 @@ export function createClaw(options: ClawOptions = {}): Claw {
     owner: () => identity().instance,
   });
   const tokens = new ScopedTokens();
-  const sessions = new SessionService({ config, db, bus, bash, tokens });
+  const sessions = new SessionService({ config, sql, bus, bash, tokens });
   const tasks = new TaskService({ config, sql, bus, sessions, identity });
-  const memory = new MemoryService({ config, db, sql });
+  const memory = new MemoryService({ config, sql });
   const services: Services = {
     config,
     db,
@@ -127,7 +127,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
       if (reaped > 0)
         config.log(`tsclaw: killed ${reaped} bash processes a previous server on ${config.db} left running`);
     }
-    sessions.start();
+    await sessions.start();
     await tasks.start();
   })();
   dispatcher.startAfter(ready);

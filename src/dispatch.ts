@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import { assertLive, type ScopedGrant } from "./access/scoped-tokens.js";
-import { authorizeScoped } from "./access/token-scope.js";
+import { authorizeScoped, scopeNeedsSession } from "./access/token-scope.js";
 import type { SessionRef } from "./agent/session-schemas.js";
 import { ClawError, toClawError } from "./errors.js";
 import type { AnyOpDef, Connection, OpContext, OpMiddleware, Transport } from "./registry.js";
@@ -144,16 +144,18 @@ export class Dispatcher {
     });
   }
 
-  /** Throws unless a scoped token's grant is live and covers this call. */
-  private authorize(grant: ScopedGrant, op: AnyOpDef, args: unknown): void {
+  /** Throws unless a scoped token's grant is live and covers this call (no session lookup). */
+  private authorize(grant: ScopedGrant, op: AnyOpDef, args: unknown, sessionId?: string): void {
     assertLive(grant);
-    authorizeScoped(grant.scope, op.name, args, (ref) => {
-      try {
-        return this.services().sessions.get(ref as SessionRef).sessionId;
-      } catch {
-        return undefined; // no such session: not the scope's either
-      }
-    });
+    authorizeScoped(grant.scope, op.name, args, sessionId);
+  }
+
+  /** authorize for an operation on a session: the reference is resolved to its id first. */
+  private async authorizeSession(grant: ScopedGrant, op: AnyOpDef, args: unknown): Promise<void> {
+    assertLive(grant);
+    // An unknown session (undefined) is not the scope's either.
+    const sessionId = (await this.services().sessions.store.find(args as SessionRef))?.sessionId;
+    this.authorize(grant, op, args, sessionId);
   }
 
   /**
@@ -177,7 +179,10 @@ export class Dispatcher {
     if (!op) throw this.unknownOp(name);
     const parsed = op.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArgs(op.name, parsed.error);
-    if (ctx.grant) this.authorize(ctx.grant, op, parsed.data);
+    if (ctx.grant) {
+      if (scopeNeedsSession(op.name)) await this.authorizeSession(ctx.grant, op, parsed.data);
+      else this.authorize(ctx.grant, op, parsed.data);
+    }
     const self = this;
     // Linked on first use: most calls (out, get_task, …) never look at their signal, and an
     // AbortController per call halves the throughput of `out` (bench/bus.ts: 0.31 vs 0.7).
@@ -238,6 +243,7 @@ export class Dispatcher {
     if (!op.open) throw new ClawError("invalid_request", `${op.name} is not a stream operation; call it`);
     const parsed = op.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArgs(op.name, parsed.error);
+    // Stream operations are bus operations: their scope check needs no session lookup.
     if (ctx.grant) this.authorize(ctx.grant, op, parsed.data);
     const services = this.services();
     services.storage.assertAvailable();

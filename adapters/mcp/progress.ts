@@ -32,7 +32,24 @@ function clip(s: string, n = 200): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
 }
 
-function planFor(claw: Claw, op: string, args: Args): ProgressPlan | undefined {
+/** A prompt's run events, on its session's bus (looked up while the call starts; an unknown session reports only heartbeats). */
+async function promptPlan(claw: Claw, args: Args): Promise<ProgressPlan> {
+  const ref = { sessionId: str(args.sessionId), sessionKey: str(args.sessionKey), session: str(args.session) };
+  const session = await claw.services.sessions.store.find(ref).catch(() => undefined);
+  if (!session) return { buses: [], verb: "running", describe: () => undefined };
+  const sessionId = session.sessionId;
+  return {
+    buses: [session.bus],
+    verb: "running",
+    describe: (p) => {
+      if (p.sessionId !== sessionId || typeof p.type !== "string" || p.type.startsWith("response.")) return undefined;
+      const detail = str(p.name) ?? str(p.text) ?? str(p.status);
+      return detail ? `${p.type}: ${clip(detail)}` : p.type;
+    },
+  };
+}
+
+function planFor(claw: Claw, op: string, args: Args): ProgressPlan | Promise<ProgressPlan> | undefined {
   if (op === "read") {
     const waitMs = typeof args.waitMs === "number" ? args.waitMs : 0;
     if (waitMs <= 0) return undefined;
@@ -57,26 +74,7 @@ function planFor(claw: Claw, op: string, args: Args): ProgressPlan | undefined {
     const buses = [...new Set(specs.filter((s) => s && typeof s === "object").map((s) => str(s!.bus) ?? "thebus"))];
     return { buses, verb: "running", describe: (p) => clip(JSON.stringify(p)) };
   }
-  if (op === "prompt") {
-    let session: { sessionId: string; bus: string } | undefined;
-    try {
-      const ref = { sessionId: str(args.sessionId), sessionKey: str(args.sessionKey), session: str(args.session) };
-      session = claw.services.sessions.get(ref);
-    } catch {
-      session = undefined; // the call itself reports the unknown session
-    }
-    if (!session) return { buses: [], verb: "running", describe: () => undefined };
-    const sessionId = session.sessionId;
-    return {
-      buses: [session.bus],
-      verb: "running",
-      describe: (p) => {
-        if (p.sessionId !== sessionId || typeof p.type !== "string" || p.type.startsWith("response.")) return undefined;
-        const detail = str(p.name) ?? str(p.text) ?? str(p.status);
-        return detail ? `${p.type}: ${clip(detail)}` : p.type;
-      },
-    };
-  }
+  if (op === "prompt") return promptPlan(claw, args);
   return undefined;
 }
 
@@ -100,9 +98,33 @@ export function startProgress(
   send: (report: ProgressReport) => void,
   heartbeatMs: number,
 ): () => void {
-  const plan = PROGRESS_OPS.has(op) ? planFor(claw, op, args) : undefined;
-  if (!plan) return () => {};
+  const planned = PROGRESS_OPS.has(op) ? planFor(claw, op, args) : undefined;
+  if (!planned) return () => {};
   const started = performance.now();
+  if (!(planned instanceof Promise)) return follow(claw, planned, started, send, heartbeatMs);
+  // The session's bus is known once its lookup returns, long before its run publishes anything.
+  let stop: (() => void) | undefined;
+  let stopped = false;
+  planned.then(
+    (plan) => {
+      if (!stopped) stop = follow(claw, plan, started, send, heartbeatMs);
+    },
+    () => {},
+  );
+  return () => {
+    stopped = true;
+    stop?.();
+  };
+}
+
+/** Reports `plan`'s events and a heartbeat until the returned function is called. */
+function follow(
+  claw: Claw,
+  plan: ProgressPlan,
+  started: number,
+  send: (report: ProgressReport) => void,
+  heartbeatMs: number,
+): () => void {
   let last = 0;
   const report = (message: string) => {
     // strictly increasing, as MCP requires, even for two events in the same millisecond

@@ -83,17 +83,18 @@ function namesOwnTask(scope: TokenScope, a: Args): boolean {
   return refs.length > 0 && refs.every((v) => v === scope.taskId);
 }
 
+/** True when authorizing `op` needs the id of the session its arguments name (see authorizeScoped). */
+export function scopeNeedsSession(op: string): boolean {
+  return SESSION_READ_OPS.has(op);
+}
+
 /**
  * Throws `forbidden` unless `scope` allows operation `op` (its canonical name) with validated
- * `args` (defaults applied). `resolveSession` maps a session reference to its id, so a key that
- * happens to equal another session's id cannot reach that session.
+ * `args` (defaults applied). `sessionId` is the id the arguments' session reference resolves
+ * to (looked up by the caller when scopeNeedsSession(op)), so a key that happens to equal
+ * another session's id cannot reach that session; undefined refuses every session operation.
  */
-export function authorizeScoped(
-  scope: TokenScope,
-  op: string,
-  args: unknown,
-  resolveSession: (a: Args) => string | undefined,
-): void {
+export function authorizeScoped(scope: TokenScope, op: string, args: unknown, sessionId?: string): void {
   const a = (args ?? {}) as Args;
   if (ANY_SCOPE_OPS.has(op)) return;
   if (BUS_OPS.has(op)) {
@@ -107,7 +108,7 @@ export function authorizeScoped(
     return;
   }
   if (SESSION_READ_OPS.has(op)) {
-    if (!namesOwnSession(scope, a) || resolveSession(a) !== scope.sessionId)
+    if (!namesOwnSession(scope, a) || sessionId === undefined || sessionId !== scope.sessionId)
       throw refused(
         scope,
         scope.sessionId ? `only session ${scope.sessionId} is its session` : "it belongs to no session",

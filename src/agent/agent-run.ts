@@ -57,8 +57,8 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
   let error: RunResult["error"];
 
   // Takes queued messages of a kind into the history (one transaction each) and announces them.
-  const deliver = (kind: "steer" | "follow_up", limit?: number): boolean => {
-    const taken = store.queue.deliver(session.sessionId, runId, kind, limit);
+  const deliver = async (kind: "steer" | "follow_up", limit?: number): Promise<boolean> => {
+    const taken = await store.queue.deliver(session.sessionId, runId, kind, limit);
     for (const m of taken)
       events.emit({
         type: "message",
@@ -70,13 +70,13 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
     return taken.length > 0;
   };
 
-  const firstText = "text" in first ? first.text : (store.queue.text(first.queuedId) ?? "");
+  const firstText = "text" in first ? first.text : ((await store.queue.text(first.queuedId)) ?? "");
   events.emit({ type: "agent_start", message: firstText, model: session.model, provider: session.provider });
   try {
     const m =
       "text" in first
-        ? store.append(session.sessionId, { runId, role: "user", text: first.text })
-        : store.queue.deliverPrompt(first.queuedId, runId);
+        ? await store.append(session.sessionId, { runId, role: "user", text: first.text })
+        : await store.queue.deliverPrompt(first.queuedId, runId);
     events.emit({
       type: "message",
       role: "user",
@@ -84,7 +84,7 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
       messageId: m.id,
       ...("queuedId" in first ? { via: "queue" as const } : {}),
     });
-    deliver("steer");
+    await deliver("steer");
     for (;;) {
       if (turns >= config.maxTurns)
         throw new ClawError(
@@ -99,7 +99,7 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
         {
           model: session.model,
           instructions: session.instructions ?? DEFAULT_INSTRUCTIONS,
-          input: toInput(contextMessages(store.allMessages(session.sessionId))),
+          input: toInput(contextMessages(await store.allMessages(session.sessionId))),
           tools: [bashTool],
           signal,
           streamText: session.streamText,
@@ -124,7 +124,7 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
       // Stored in output order, one transaction per item, before any call runs.
       const calls: ModelCall[] = [];
       for (const item of out.items) {
-        const stored = store.appendItem(session.sessionId, runId, item);
+        const stored = await store.appendItem(session.sessionId, runId, item);
         const call = callOf(item);
         if (call) calls.push(call);
         if (stored.role === "assistant") {
@@ -158,10 +158,10 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
 
       toolCalls += await runCalls(deps, ctx, calls);
 
-      if (deliver("steer")) continue;
+      if (await deliver("steer")) continue;
       if (calls.length > 0) continue;
       // One follow-up at a time, each answered before the next is delivered.
-      if (deliver("follow_up", 1)) continue;
+      if (await deliver("follow_up", 1)) continue;
       break;
     }
     status = lastText !== "" ? "completed" : "completed_no_summary";
@@ -184,7 +184,7 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
   const result: RunResult = { sessionId: session.sessionId, runId, status, text: lastText, usage, turns, toolCalls };
   if (error) result.error = error;
   if (refusal) result.refusal = true;
-  store.endRun(runId, { status, turns, toolCalls, usage, error });
+  await store.endRun(runId, { status, turns, toolCalls, usage, error });
   events.emit({
     type: "agent_end",
     status,

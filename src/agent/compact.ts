@@ -30,7 +30,7 @@ export async function compactSession(
   ctx: { session: Session; runId: string; signal: AbortSignal; instructions?: string },
 ): Promise<CompactOutcome> {
   const { store, events } = deps;
-  const context = contextMessages(store.allMessages(ctx.session.sessionId));
+  const context = contextMessages(await store.allMessages(ctx.session.sessionId));
   if (context.length === 0 || (context.length === 1 && context[0]!.role === "summary")) {
     return { summary: context[0]?.text ?? "", messagesCompacted: 0, usage: zeroUsage() };
   }
@@ -81,7 +81,7 @@ export async function compactSession(
     .trim();
   if (summary === "")
     throw new ClawError("provider_error", "the model returned no summary; nothing was compacted", undefined, true);
-  const m = store.append(ctx.session.sessionId, { runId: ctx.runId, role: "summary", text: summary });
+  const m = await store.append(ctx.session.sessionId, { runId: ctx.runId, role: "summary", text: summary });
   events.emit({ type: "message", role: "summary", text: summary, messageId: m.id, messagesCompacted: context.length });
   return { summary, messagesCompacted: context.length, usage: out.usage };
 }

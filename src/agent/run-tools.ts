@@ -30,8 +30,8 @@ export async function runCalls(deps: AgentRunDeps, ctx: AgentRunContext, calls: 
     CLAW_URL: config.url,
     CLAW_TOKEN: ctx.token, // scoped to this run, never the server's token
   };
-  const finish = (call: ModelCall, outcome: ToolOutcome, skipped = false) => {
-    store.append(session.sessionId, {
+  const finish = async (call: ModelCall, outcome: ToolOutcome, skipped = false) => {
+    await store.append(session.sessionId, {
       runId,
       role: "tool_result",
       callId: call.callId,
@@ -50,8 +50,8 @@ export async function runCalls(deps: AgentRunDeps, ctx: AgentRunContext, calls: 
   };
   let ran = 0;
   for (const call of calls) {
-    if (store.queue.has(session.sessionId, "steer")) {
-      finish(call, SKIPPED, true);
+    if (await store.queue.has(session.sessionId, "steer")) {
+      await finish(call, SKIPPED, true);
       continue;
     }
     ran++;
@@ -66,10 +66,10 @@ export async function runCalls(deps: AgentRunDeps, ctx: AgentRunContext, calls: 
     try {
       outcome = await runBashTool(deps.bash, call.name, call.arguments, { signal: ctx.signal, contextEnv });
     } catch (err) {
-      finish(call, CANCELLED);
+      await finish(call, CANCELLED);
       throw err;
     }
-    finish(call, outcome);
+    await finish(call, outcome);
   }
   return ran;
 }

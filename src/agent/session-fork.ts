@@ -3,40 +3,52 @@ import { ClawError } from "../errors.js";
 import type { Session } from "./session-schemas.js";
 import type { SessionService } from "./session-service.js";
 
-/** Creates the fork and copies messages up to and including `messageId` (default: all). */
+/**
+ * Creates the fork and copies messages up to and including `messageId` (default: all), in one
+ * transaction: a failure leaves no half-copied fork behind.
+ */
 export function forkSession(
   sessions: SessionService,
   source: Session,
   args: { messageId?: string; newSessionKey?: string },
-): Session {
+): Promise<Session> {
   const { store } = sessions;
-  const all = store.allMessages(source.sessionId);
-  let through = all.at(-1)?.seq ?? 0;
-  if (args.messageId !== undefined) {
-    const m = all.find((x) => x.id === args.messageId);
-    if (!m)
-      throw new ClawError("not_found", `no message ${args.messageId} in session ${source.sessionKey}`, {
-        messageId: args.messageId,
-      });
-    through = m.seq;
-  }
-  if (args.newSessionKey !== undefined && store.find({ sessionKey: args.newSessionKey })) {
+  return store.sql.tx(async (q) => {
+    let through: number;
+    if (args.messageId !== undefined) {
+      const m = await q.get<{ seq: number }>("SELECT seq FROM messages WHERE id = ? AND session_id = ?", [
+        args.messageId,
+        source.sessionId,
+      ]);
+      if (!m)
+        throw new ClawError("not_found", `no message ${args.messageId} in session ${source.sessionKey}`, {
+          messageId: args.messageId,
+        });
+      through = m.seq;
+    } else {
+      const last = await q.get<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?", [
+        source.sessionId,
+      ]);
+      through = last?.seq ?? 0;
+    }
+    const fork = await sessions.create(
+      {
+        sessionKey: args.newSessionKey,
+        name: `${source.name ?? source.sessionKey} (fork)`,
+        bus: source.bus,
+        model: source.model,
+        provider: source.provider,
+        instructions: source.instructions ?? undefined,
+        streamText: source.streamText,
+      },
+      q,
+    );
     // Unlike start_session, a fork must be new: returning the existing session would hide the mistake.
-    throw new ClawError("invalid_args", `sessionKey ${args.newSessionKey} is already in use`, {
-      issues: [{ path: "newSessionKey", message: "already in use" }],
-    });
-  }
-  return store.transaction(() => {
-    const fork = sessions.ensure({
-      sessionKey: args.newSessionKey,
-      name: `${source.name ?? source.sessionKey} (fork)`,
-      bus: source.bus,
-      model: source.model,
-      provider: source.provider,
-      instructions: source.instructions ?? undefined,
-      streamText: source.streamText,
-    });
-    store.copyMessages(source.sessionId, fork.sessionId, through);
+    if (!fork)
+      throw new ClawError("invalid_args", `sessionKey ${args.newSessionKey} is already in use`, {
+        issues: [{ path: "newSessionKey", message: "already in use" }],
+      });
+    await store.copyMessages(source.sessionId, fork.sessionId, through, q);
     return fork;
   });
 }

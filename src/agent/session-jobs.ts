@@ -1,7 +1,9 @@
 /**
  * The two kinds of job a session's run queue holds: an agent run and a compaction. Each records
  * its run row, publishes its events, links the caller's signal while it lasts, and settles the
- * caller's promise once its events are committed.
+ * caller's promise once its events are committed. A job joins its session's queue at once and
+ * reads what it needs meanwhile (`prepared`): a failure there rejects the caller at once and
+ * takes the job out of the queue.
  */
 import type OpenAI from "openai";
 import type { ScopedTokens } from "../access/scoped-tokens.js";
@@ -18,6 +20,12 @@ import type { RunResult, Session } from "./session-schemas.js";
 import type { RunOptions } from "./session-service.js";
 import type { SessionStore } from "./session-store.js";
 import { zeroUsage } from "./usage.js";
+
+/** What a job reads before it can start: the session row (and the first message of a run). */
+export interface PreparedRun {
+  session: Session;
+  first: RunMessage;
+}
 
 /** Shared parts every job uses. */
 export interface JobDeps {
@@ -52,17 +60,26 @@ function linked(signal: AbortSignal | undefined) {
 /** An agent run of `first` (given text, or a stored queued prompt). */
 export function runJob(
   deps: JobDeps,
-  a: { session: Session; client: OpenAI; runId: string; first: RunMessage; opts: RunOptions },
+  a: { clientFor: (s: Session) => OpenAI; runId: string; prepared: Promise<PreparedRun>; opts: RunOptions },
 ): Job & { result: Promise<RunResult> } {
-  const { session, runId, opts } = a;
+  const { runId, opts } = a;
   const { controller, unlink } = linked(opts.signal);
   const caller = deferred<RunResult>();
+  let failed: ClawError | undefined;
   const drop = (reason: ClawError) => {
     unlink();
     // A prompt stays stored through a shutdown (it runs after the restart); otherwise it is gone.
-    if ("queuedId" in a.first && reason.code !== "shutting_down") deps.store.queue.dropPrompt(a.first.queuedId);
-    caller.reject(reason);
+    if (reason.code !== "shutting_down")
+      a.prepared
+        .then((p) => ("queuedId" in p.first ? deps.store.queue.dropPrompt(p.first.queuedId) : undefined))
+        .catch(() => {});
+    caller.reject(failed ?? reason);
   };
+  // The session is gone or its provider has no key: the caller hears it now, not in its turn.
+  a.prepared.catch((err: unknown) => {
+    failed = toClawError(err);
+    controller.abort();
+  });
   return {
     kind: "agent",
     runId,
@@ -71,12 +88,16 @@ export function runJob(
     result: caller.promise,
     drop,
     async start() {
+      let started = false;
       try {
+        const { session, first } = await a.prepared;
+        const client = a.clientFor(session);
         if ((await opts.onStart?.()) === false) {
           drop(new ClawError("cancelled", "cancelled before it started"));
           return;
         }
-        deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
+        started = true;
+        await deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
         const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
         const { config, store, bash, model } = deps;
@@ -93,9 +114,9 @@ export function runJob(
         let result: RunResult;
         try {
           result = await executeRun(
-            { config, store, bash, model, client: a.client, events },
+            { config, store, bash, model, client, events },
             { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token },
-            a.first,
+            first,
           );
         } finally {
           token?.revoke();
@@ -107,7 +128,8 @@ export function runJob(
         caller.resolve(result);
       } catch (err) {
         unlink();
-        caller.reject(toClawError(err));
+        if (!started && failed) caller.reject(failed);
+        else caller.reject(toClawError(err));
       }
     },
   };
@@ -116,29 +138,42 @@ export function runJob(
 /** A compaction; the history changes only when it completes. */
 export function compactJob(
   deps: JobDeps,
-  a: { session: Session; client: OpenAI; runId: string; instructions?: string },
+  a: { prepared: Promise<{ session: Session; client: OpenAI }>; runId: string; instructions?: string },
 ): Job & { outcome: Promise<CompactOutcome> } {
-  const { session, runId } = a;
+  const { runId } = a;
   const controller = new AbortController();
   const caller = deferred<CompactOutcome>();
+  let failed: ClawError | undefined;
+  a.prepared.catch((err: unknown) => {
+    failed = toClawError(err);
+    controller.abort();
+  });
   return {
     kind: "compact",
     runId,
     controller,
     outcome: caller.promise,
-    drop: (reason) => caller.reject(reason),
+    drop: (reason) => caller.reject(failed ?? reason),
     async start() {
       const { store } = deps;
+      let prepared: { session: Session; client: OpenAI };
+      try {
+        prepared = await a.prepared;
+      } catch (err) {
+        caller.reject(toClawError(err));
+        return;
+      }
+      const { session, client } = prepared;
       let events: RunEvents | undefined;
       try {
-        store.startRun(runId, session.sessionId, undefined, "compact");
+        await store.startRun(runId, session.sessionId, undefined, "compact");
         events = new RunEvents(deps.bus, session.bus, { sessionId: session.sessionId, runId }, deps.config.log);
         events.emit({ type: "compact_start", ...(a.instructions ? { instructions: a.instructions } : {}) });
         const o = await compactSession(
-          { config: deps.config, store, client: a.client, model: deps.model, events },
+          { config: deps.config, store, client, model: deps.model, events },
           { session, runId, signal: controller.signal, instructions: a.instructions },
         );
-        store.endRun(runId, { status: "completed", turns: 1, toolCalls: 0, usage: o.usage });
+        await store.endRun(runId, { status: "completed", turns: 1, toolCalls: 0, usage: o.usage });
         events.emit({ type: "compact_end", status: "completed", messagesCompacted: o.messagesCompacted });
         await events.flushed();
         caller.resolve(o);
@@ -150,7 +185,7 @@ export function compactJob(
         const error = { code: e.code, message: e.message };
         const status = cancelled ? "cancelled" : "error";
         try {
-          store.endRun(runId, { status, turns: 1, toolCalls: 0, usage: zeroUsage(), error });
+          await store.endRun(runId, { status, turns: 1, toolCalls: 0, usage: zeroUsage(), error });
           events?.emit({ type: "compact_end", status, messagesCompacted: 0, error });
           await events?.flushed();
         } finally {

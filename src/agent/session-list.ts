@@ -1,19 +1,17 @@
-/** list_sessions: newest first with a rowid cursor, or only the sessions running now. */
+/** list_sessions: newest first with a position cursor, or only the sessions running now. */
 import { ClawError } from "../errors.js";
 import type { Session } from "./session-schemas.js";
 import type { SessionService } from "./session-service.js";
 
 /** One page of sessions, each with `isRunning`. */
-export function listSessions(
+export async function listSessions(
   sessions: SessionService,
   args: { active?: boolean; limit: number; cursor?: string },
-): { sessions: Array<Session & { isRunning: boolean }>; nextCursor: string | null } {
+): Promise<{ sessions: Array<Session & { isRunning: boolean }>; nextCursor: string | null }> {
   if (args.active) {
     // Few sessions run at once: list them all, no paging.
-    const running = sessions.activeSessionIds().flatMap((sessionId) => {
-      const row = sessions.store.find({ sessionId });
-      return row ? [{ ...row, isRunning: true }] : [];
-    });
+    const rows = await Promise.all(sessions.activeSessionIds().map((sessionId) => sessions.store.find({ sessionId })));
+    const running = rows.flatMap((row) => (row ? [{ ...row, isRunning: true }] : []));
     return { sessions: running.sort((a, b) => b.createdAt - a.createdAt).slice(0, args.limit), nextCursor: null };
   }
   const before = args.cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(args.cursor);
@@ -21,7 +19,7 @@ export function listSessions(
     throw new ClawError("invalid_args", "cursor is not one this server returned", {
       issues: [{ path: "cursor", message: "invalid cursor" }],
     });
-  const page = sessions.store.list(before, args.limit + 1);
+  const page = await sessions.store.list(before, args.limit + 1);
   const rows = page.slice(0, args.limit);
   return {
     sessions: rows.map(({ cursor: _c, ...row }) => ({ ...row, isRunning: sessions.isRunning(row.sessionId) })),

@@ -4,7 +4,7 @@
  * its operation answers, and leaves in the same transaction that stores it as a user message,
  * so it is delivered exactly once, across restarts and compactions.
  */
-import type { Db } from "../store/db.js";
+import type { Sql } from "../store/sql.js";
 import type { Message } from "./session-schemas.js";
 import type { SessionStore } from "./session-store.js";
 
@@ -25,48 +25,40 @@ export interface PendingCounts {
   followUp: number;
 }
 
-/** Prepared statements over `session_queue`. */
-export class SessionQueueStore {
-  private readonly s;
+const S = {
+  insert: "INSERT INTO session_queue (session_id, kind, text, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+  ofKind: "SELECT id, session_id, kind, text FROM session_queue WHERE session_id = ? AND kind = ? ORDER BY id LIMIT ?",
+  allOfKind: "SELECT id, session_id, kind, text FROM session_queue WHERE session_id = ? AND kind = ? ORDER BY id",
+  byId: "SELECT id, session_id, kind, text FROM session_queue WHERE id = ?",
+  remove: "DELETE FROM session_queue WHERE id = ?",
+  has: "SELECT 1 AS one FROM session_queue WHERE session_id = ? AND kind = ? LIMIT 1",
+  counts: "SELECT kind, COUNT(*) AS n FROM session_queue WHERE session_id = ? GROUP BY kind",
+  clear: "DELETE FROM session_queue WHERE session_id = ? AND kind IN ('steer', 'follow_up')",
+  prompts: "SELECT id, session_id, kind, text FROM session_queue WHERE kind = 'prompt' ORDER BY id",
+} as const;
 
+/** Statements over `session_queue`. */
+export class SessionQueueStore {
   constructor(
-    private readonly db: Db,
+    private readonly sql: Sql,
     private readonly messages: SessionStore,
-  ) {
-    this.s = {
-      insert: db.prepare<[string, string, string, number]>(
-        "INSERT INTO session_queue (session_id, kind, text, created_at) VALUES (?, ?, ?, ?)",
-      ),
-      ofKind: db.prepare<[string, string, number], QueueRow>(
-        "SELECT * FROM session_queue WHERE session_id = ? AND kind = ? ORDER BY id LIMIT ?",
-      ),
-      byId: db.prepare<[number], QueueRow>("SELECT * FROM session_queue WHERE id = ?"),
-      remove: db.prepare<[number]>("DELETE FROM session_queue WHERE id = ?"),
-      has: db.prepare<[string, string], { one: number }>(
-        "SELECT 1 AS one FROM session_queue WHERE session_id = ? AND kind = ? LIMIT 1",
-      ),
-      counts: db.prepare<[string], { kind: QueueKind; n: number }>(
-        "SELECT kind, COUNT(*) AS n FROM session_queue WHERE session_id = ? GROUP BY kind",
-      ),
-      clear: db.prepare<[string]>("DELETE FROM session_queue WHERE session_id = ? AND kind IN ('steer', 'follow_up')"),
-      prompts: db.prepare<[], QueueRow>("SELECT * FROM session_queue WHERE kind = 'prompt' ORDER BY id"),
-    };
-  }
+  ) {}
 
   /** Stores a message; returns its row id. */
-  add(sessionId: string, kind: QueueKind, text: string): number {
-    return Number(this.s.insert.run(sessionId, kind, text, Date.now()).lastInsertRowid);
+  async add(sessionId: string, kind: QueueKind, text: string): Promise<number> {
+    const row = await this.sql.get<{ id: number }>(S.insert, [sessionId, kind, text, Date.now()]);
+    return Number(row!.id);
   }
 
   /** True when a message of `kind` waits. */
-  has(sessionId: string, kind: QueueKind): boolean {
-    return this.s.has.get(sessionId, kind) !== undefined;
+  async has(sessionId: string, kind: QueueKind): Promise<boolean> {
+    return (await this.sql.get(S.has, [sessionId, kind])) !== undefined;
   }
 
   /** Waiting messages per kind. */
-  counts(sessionId: string): PendingCounts {
+  async counts(sessionId: string): Promise<PendingCounts> {
     const c: PendingCounts = { prompts: 0, steering: 0, followUp: 0 };
-    for (const r of this.s.counts.all(sessionId)) {
+    for (const r of await this.sql.all<{ kind: QueueKind; n: number }>(S.counts, [sessionId])) {
       if (r.kind === "prompt") c.prompts = r.n;
       else if (r.kind === "steer") c.steering = r.n;
       else c.followUp = r.n;
@@ -75,42 +67,48 @@ export class SessionQueueStore {
   }
 
   /** The text of a waiting message. */
-  text(id: number): string | undefined {
-    return this.s.byId.get(id)?.text;
+  async text(id: number): Promise<string | undefined> {
+    return (await this.sql.get<QueueRow>(S.byId, [id]))?.text;
   }
 
-  /** Moves up to `limit` steering or follow-up messages into the history, in order. */
-  deliver(sessionId: string, runId: string, kind: "steer" | "follow_up", limit = -1): Message[] {
-    return this.db.transaction(() =>
-      this.s.ofKind.all(sessionId, kind, limit).map((r) => {
-        this.s.remove.run(r.id);
-        return this.messages.append(sessionId, { runId, role: "user", text: r.text });
-      }),
-    )();
+  /** Moves up to `limit` (default all) steering or follow-up messages into the history, in order, in one transaction. */
+  deliver(sessionId: string, runId: string, kind: "steer" | "follow_up", limit?: number): Promise<Message[]> {
+    return this.sql.tx(async (q) => {
+      const rows =
+        limit === undefined
+          ? await q.all<QueueRow>(S.allOfKind, [sessionId, kind])
+          : await q.all<QueueRow>(S.ofKind, [sessionId, kind, limit]);
+      const delivered: Message[] = [];
+      for (const r of rows) {
+        // Another node's delivery may have taken it first: only the remover stores it.
+        if ((await q.run(S.remove, [r.id])).changes === 0) continue;
+        delivered.push(await this.messages.append(sessionId, { runId, role: "user", text: r.text }, q));
+      }
+      return delivered;
+    });
   }
 
-  /** Moves a waiting prompt into the history as its run's first message. */
-  deliverPrompt(id: number, runId: string): Message {
-    return this.db.transaction(() => {
-      const r = this.s.byId.get(id);
-      if (!r) throw new Error(`queued prompt ${id} is gone`);
-      this.s.remove.run(id);
-      return this.messages.append(r.session_id, { runId, role: "user", text: r.text });
-    })();
+  /** Moves a waiting prompt into the history as its run's first message, in one transaction. */
+  deliverPrompt(id: number, runId: string): Promise<Message> {
+    return this.sql.tx(async (q) => {
+      const r = await q.get<QueueRow>(S.byId, [id]);
+      if (!r || (await q.run(S.remove, [id])).changes === 0) throw new Error(`queued prompt ${id} is gone`);
+      return this.messages.append(r.session_id, { runId, role: "user", text: r.text }, q);
+    });
   }
 
   /** Drops a waiting prompt (its caller cancelled it before it ran); false when already gone. */
-  dropPrompt(id: number): boolean {
-    return this.s.remove.run(id).changes > 0;
+  async dropPrompt(id: number): Promise<boolean> {
+    return (await this.sql.run(S.remove, [id])).changes > 0;
   }
 
   /** Drops waiting steering and follow-up messages; returns how many. */
-  clear(sessionId: string): number {
-    return this.s.clear.run(sessionId).changes;
+  async clear(sessionId: string): Promise<number> {
+    return (await this.sql.run(S.clear, [sessionId])).changes;
   }
 
   /** Every waiting prompt, oldest first (restart recovery). */
-  allPrompts(): Array<{ id: number; sessionId: string }> {
-    return this.s.prompts.all().map((r) => ({ id: r.id, sessionId: r.session_id }));
+  async allPrompts(): Promise<Array<{ id: number; sessionId: string }>> {
+    return (await this.sql.all<QueueRow>(S.prompts)).map((r) => ({ id: Number(r.id), sessionId: r.session_id }));
   }
 }

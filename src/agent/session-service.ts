@@ -5,12 +5,13 @@
  * acknowledged prompts, steering and follow-up messages (session-queue.ts).
  *
  * API used by the task runner:
- * - `ensure(args)` returns the session for a known `sessionKey`, else creates one.
- * - `get(ref)` finds by `sessionId` or `sessionKey`; throws `not_found`.
+ * - `ensure(args, q?)` resolves to the session for a known `sessionKey`, else creates one.
+ * - `get(ref, q?)` finds by `sessionId` or `sessionKey`; rejects `not_found`.
  * - `checkProvider(provider?)` throws `invalid_args` (unknown provider) or `provider_auth_missing`.
- * - `run(sessionId, message, {taskId, signal, onStart, onEvent})` joins the session's queue and
- *   resolves with the {@link RunResult} once the run has ended (failures are a status); it
- *   rejects when the job never started (`cancelled` through `signal`, `shutting_down`).
+ * - `run(sessionId, message, {taskId, signal, onStart, onEvent})` joins the session's
+ *   queue at once and resolves with the {@link RunResult} once the run has ended (failures are
+ *   a status); it rejects when the job never started (`cancelled` through `signal`,
+ *   `shutting_down`, `not_found`, `provider_auth_missing`).
  */
 
 import { randomUUID } from "node:crypto";
@@ -20,13 +21,13 @@ import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config.js";
 import { ClawError } from "../errors.js";
-import type { Db } from "../store/db.js";
+import type { Sql } from "../store/sql.js";
 import type { AgentEvent } from "./agent-events.js";
 import type { CompactOutcome } from "./compact.js";
 import { ModelCaller } from "./model-call.js";
 import { checkKnownProvider, defaultModelFor, ModelClients, resolveProvider } from "./provider.js";
 import { RunScheduler } from "./run-scheduler.js";
-import { compactJob, runJob } from "./session-jobs.js";
+import { compactJob, type PreparedRun, runJob } from "./session-jobs.js";
 import type { PendingCounts } from "./session-queue.js";
 import { type EnsureSessionArgs, hasRef, type RunResult, type Session, type SessionRef } from "./session-schemas.js";
 import { SessionStore } from "./session-store.js";
@@ -36,7 +37,7 @@ export type { RunResult, Session } from "./session-schemas.js";
 /** What the session service is built from. */
 export interface SessionServiceDeps {
   config: ClawConfig;
-  db: Db;
+  sql: Sql;
   bus: BusService;
   bash: BashRunner;
   /** Where each run's scoped CLAW_TOKEN is minted. */
@@ -48,7 +49,7 @@ export interface RunOptions {
   taskId?: string;
   /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
   signal?: AbortSignal;
-  /** Called when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
+  /** Awaited when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
   onStart?: () => boolean | undefined | Promise<boolean | undefined>;
   /** Receives each lifecycle event (agent_start … agent_end) as it is published. */
   onEvent?: (event: AgentEvent) => void;
@@ -75,59 +76,57 @@ export class SessionService {
   private readonly model: ModelCaller;
 
   constructor(readonly deps: SessionServiceDeps) {
-    this.store = new SessionStore(deps.db);
+    this.store = new SessionStore(deps.sql);
     this.model = new ModelCaller(deps.config.log);
-    const interrupted = this.store.interruptStaleRuns();
-    if (interrupted > 0) deps.config.log(`tsclaw: ${interrupted} session run(s) were interrupted by the last shutdown`);
   }
 
-  /** Restart recovery: prompts acknowledged before the last shutdown run now, in order. */
-  start(): void {
-    for (const { id, sessionId } of this.store.queue.allPrompts()) {
-      const session = this.store.find({ sessionId });
+  /**
+   * Restart recovery: runs a dead process left "running" end as interrupted, then prompts
+   * acknowledged before the last shutdown run, in order.
+   */
+  async start(): Promise<void> {
+    const { log } = this.deps.config;
+    const interrupted = await this.store.interruptStaleRuns();
+    if (interrupted > 0) log(`tsclaw: ${interrupted} session run(s) were interrupted by the last shutdown`);
+    for (const { id, sessionId } of await this.store.queue.allPrompts()) {
+      const session = await this.store.find({ sessionId });
       if (!session) continue;
       try {
-        this.submitAgent(session, { queuedId: id }, {}).catch(() => {});
+        this.clientFor(session);
       } catch (err) {
-        this.deps.config.log(`tsclaw: a queued prompt of ${session.sessionKey} waits: ${(err as Error).message}`);
+        // No key for its provider now: the prompt stays stored for a start that has one.
+        log(`tsclaw: a queued prompt of ${session.sessionKey} waits: ${(err as Error).message}`);
+        continue;
       }
+      this.submitAgent(sessionId, Promise.resolve({ session, first: { queuedId: id } }), {}).catch(() => {});
     }
   }
 
-  /** Returns the session of `sessionKey` when it exists, else creates one. */
-  ensure(args: EnsureSessionArgs = {}): Session {
+  /** Resolves to the session of `sessionKey` when it exists, else creates one (inside `q`'s transaction when given). */
+  async ensure(args: EnsureSessionArgs = {}, q?: Sql): Promise<Session> {
     if (args.sessionKey !== undefined) {
-      const existing = this.store.find({ sessionKey: args.sessionKey });
+      const existing = await this.store.find({ sessionKey: args.sessionKey }, q);
       if (existing) return existing;
     }
-    const { config } = this.deps;
-    const provider = args.provider ?? config.provider;
-    checkKnownProvider(config, provider);
-    const now = Date.now();
-    const sessionId = `ses_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
-    const session: Session = {
-      sessionId,
-      sessionKey: args.sessionKey ?? sessionId,
-      name: args.name ?? null,
-      bus: args.bus ?? DEFAULT_BUS,
-      model: args.model ?? defaultModelFor(config, provider),
-      provider,
-      instructions: args.instructions ?? null,
-      streamText: args.streamText ?? false,
-      createdAt: now,
-      updatedAt: now,
-    };
-    this.store.insert(session);
-    return session;
+    const session = this.newSession(args);
+    if (await this.store.insert(session, q)) return session;
+    // Someone else created the key between the two statements: theirs is the session.
+    return (await this.store.find({ sessionKey: session.sessionKey }, q))!;
   }
 
-  /** The session named by `ref` (sessionId, sessionKey, or session = either); throws `not_found`. */
-  get(ref: SessionRef): Session {
+  /** Creates a session whose key must be new; undefined when it is taken. */
+  async create(args: EnsureSessionArgs, q?: Sql): Promise<Session | undefined> {
+    const session = this.newSession(args);
+    return (await this.store.insert(session, q)) ? session : undefined;
+  }
+
+  /** The session named by `ref` (sessionId, sessionKey, or session = either); rejects `not_found`. */
+  async get(ref: SessionRef, q?: Sql): Promise<Session> {
     if (!hasRef(ref))
       throw new ClawError("invalid_args", "name the session with sessionId or sessionKey", {
         issues: [{ path: "sessionId", message: "sessionId or sessionKey is required" }],
       });
-    const s = this.store.find(ref);
+    const s = await this.store.find(ref, q);
     if (!s)
       throw new ClawError(
         "not_found",
@@ -143,9 +142,14 @@ export class SessionService {
   }
 
   /** Changes model (and provider, which must be known and have its key). */
-  setModel(sessionId: string, model: string, provider?: string): Session {
+  async setModel(sessionId: string, model: string, provider?: string): Promise<Session> {
     if (provider !== undefined) this.checkProvider(provider);
-    return this.store.update(sessionId, { model, ...(provider !== undefined ? { provider } : {}) });
+    return this.updated(sessionId, await this.store.update(sessionId, { model, ...(provider ? { provider } : {}) }));
+  }
+
+  /** Renames the session. */
+  async setName(sessionId: string, name: string): Promise<Session> {
+    return this.updated(sessionId, await this.store.update(sessionId, { name }));
   }
 
   /** True while a run (or a compaction) of the session is active. */
@@ -159,14 +163,15 @@ export class SessionService {
   }
 
   /** What the session is doing now and what waits. */
-  state(sessionId: string): SessionRunState {
+  async state(sessionId: string): Promise<SessionRunState> {
+    const pending = await this.store.queue.counts(sessionId);
     const job = this.scheduler.active(sessionId);
     return {
       isRunning: job !== undefined,
       running: job?.kind ?? null,
       currentRunId: job?.runId ?? null,
       currentTaskId: job?.taskId ?? null,
-      pending: this.store.queue.counts(sessionId),
+      pending,
       queuedRuns: this.scheduler.waiting(sessionId),
     };
   }
@@ -177,19 +182,25 @@ export class SessionService {
   }
 
   /**
-   * Joins the session's run queue with `message`. When the session is busy the message is
-   * stored first (a queued prompt survives a restart and runs then); a task's prompt is already
-   * stored with its task.
+   * Joins the session's run queue with `message`, at once: calls join in call order. When the
+   * session is busy the message is stored first (a queued prompt survives a restart and runs
+   * then); a task's prompt is already stored with its task. The session is read and its
+   * provider checked while the job waits; a failure there rejects the caller and drops the job.
    */
   run(sessionId: string, message: string, opts: RunOptions = {}): Promise<RunResult> {
     // Not async: the caller's handlers chain onto the job's own promise, so they run before the
     // session's next job starts (an async wrapper would add ticks and let it start first).
     try {
-      const session = this.get({ sessionId });
-      this.clientFor(session); // provider_auth_missing before anything is queued
       const queued = this.scheduler.busy(sessionId) && opts.taskId === undefined;
-      const first = queued ? { queuedId: this.store.queue.add(sessionId, "prompt", message) } : { text: message };
-      return this.submitAgent(session, first, opts);
+      const prepared = (async () => {
+        const session = await this.get({ sessionId });
+        this.clientFor(session); // provider_auth_missing before anything is stored
+        const first = queued
+          ? { queuedId: await this.store.queue.add(sessionId, "prompt", message) }
+          : { text: message };
+        return { session, first };
+      })();
+      return this.submitAgent(sessionId, prepared, opts);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -199,21 +210,18 @@ export class SessionService {
    * `prompt`: with a behavior while an agent run is active, the message joins that run's queue
    * (steering or follow-up) and the caller gets that run's result; otherwise a run of its own.
    */
-  prompt(sessionId: string, message: string, behavior?: "steer" | "follow_up"): Promise<RunResult> {
-    const session = this.get({ sessionId });
-    this.clientFor(session);
+  async prompt(sessionId: string, message: string, behavior?: "steer" | "follow_up"): Promise<RunResult> {
     const active = this.scheduler.active(sessionId);
-    if (behavior && active?.result) {
-      this.store.queue.add(sessionId, behavior, message);
-      return active.result;
-    }
-    return this.run(sessionId, message);
+    if (!(behavior && active?.result)) return this.run(sessionId, message);
+    this.clientFor(await this.get({ sessionId }));
+    await this.store.queue.add(sessionId, behavior, message);
+    return active.result;
   }
 
   /** `steer` / `follow_up`: stores the message for the active run (or the next one). */
-  enqueue(sessionId: string, kind: "steer" | "follow_up", message: string) {
-    this.store.queue.add(sessionId, kind, message);
-    const pending = this.store.queue.counts(sessionId);
+  async enqueue(sessionId: string, kind: "steer" | "follow_up", message: string) {
+    await this.store.queue.add(sessionId, kind, message);
+    const pending = await this.store.queue.counts(sessionId);
     return {
       queued: true,
       pending: kind === "steer" ? pending.steering : pending.followUp,
@@ -222,16 +230,23 @@ export class SessionService {
   }
 
   /** Drops pending steering and follow-up messages; returns how many. */
-  clearQueue(sessionId: string): number {
+  clearQueue(sessionId: string): Promise<number> {
     return this.store.queue.clear(sessionId);
   }
 
   /** Summarises the session's context (see compact.ts), in its turn like a run. */
   compact(sessionId: string, instructions?: string): Promise<CompactOutcome> {
-    const session = this.get({ sessionId });
-    const client = this.clientFor(session);
-    const job = compactJob(this.jobDeps(), { session, client, runId: newRunId(), instructions });
-    this.scheduler.submit(sessionId, job);
+    const prepared = (async () => {
+      const session = await this.get({ sessionId });
+      return { session, client: this.clientFor(session) };
+    })();
+    const job = compactJob(this.jobDeps(), { prepared, runId: newRunId(), instructions });
+    try {
+      this.scheduler.submit(sessionId, job);
+    } catch (err) {
+      prepared.catch(() => {});
+      return Promise.reject(err);
+    }
     return job.outcome;
   }
 
@@ -255,10 +270,40 @@ export class SessionService {
     return this.scheduler.close();
   }
 
-  private submitAgent(session: Session, first: { text: string } | { queuedId: number }, opts: RunOptions) {
-    const client = this.clientFor(session);
-    const job = runJob(this.jobDeps(), { session, client, runId: newRunId(), first, opts });
-    this.scheduler.submit(session.sessionId, job);
+  private newSession(args: EnsureSessionArgs): Session {
+    const { config } = this.deps;
+    const provider = args.provider ?? config.provider;
+    checkKnownProvider(config, provider);
+    const now = Date.now();
+    const sessionId = `ses_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+    return {
+      sessionId,
+      sessionKey: args.sessionKey ?? sessionId,
+      name: args.name ?? null,
+      bus: args.bus ?? DEFAULT_BUS,
+      model: args.model ?? defaultModelFor(config, provider),
+      provider,
+      instructions: args.instructions ?? null,
+      streamText: args.streamText ?? false,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  private updated(sessionId: string, s: Session | undefined): Session {
+    if (!s) throw new ClawError("not_found", `no session ${sessionId}`, { sessionId });
+    return s;
+  }
+
+  private submitAgent(sessionId: string, prepared: Promise<PreparedRun>, opts: RunOptions): Promise<RunResult> {
+    const job = runJob(this.jobDeps(), { clientFor: (s) => this.clientFor(s), runId: newRunId(), prepared, opts });
+    try {
+      this.scheduler.submit(sessionId, job);
+    } catch (err) {
+      // Never queued: a prompt already stored stays for the next start (it is shutting down).
+      prepared.catch(() => {});
+      return Promise.reject(err);
+    }
     return job.result;
   }
 

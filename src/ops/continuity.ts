@@ -74,7 +74,7 @@ export const continuityContextOp = defineOp({
       identity: identityOf(services),
       openTasks: open.tasks,
       recentHandoffs: handoffs,
-      recentMemory: services.memory.recent(project, args.sessionKey, args.limit),
+      recentMemory: await services.memory.recent(project, args.sessionKey, args.limit),
     };
   },
 });

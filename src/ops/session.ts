@@ -35,12 +35,11 @@ export const startSessionOp = defineOp({
   example: { sessionKey: "demo", name: "Demo" },
   errors: ["provider_auth_missing", "invalid_args"],
   handle: "session.start",
-  handler: (args, { services }) => {
-    services.sessions.checkProvider(
-      args.provider ??
-        (args.sessionKey ? services.sessions.store.find({ sessionKey: args.sessionKey })?.provider : undefined),
-    );
-    return services.sessions.ensure(args);
+  handler: async (args, { services }) => {
+    const { sessions } = services;
+    const existing = args.sessionKey ? await sessions.store.find({ sessionKey: args.sessionKey }) : undefined;
+    sessions.checkProvider(args.provider ?? existing?.provider);
+    return existing ?? sessions.ensure(args);
   },
 });
 
@@ -62,9 +61,10 @@ export const promptOp = defineOp({
   example: { ...EX, message: "List the files in the current directory" },
   errors: ["provider_auth_missing", "not_found"],
   handle: "session.prompt",
-  handler: (args, { services, signal }) => {
+  handler: async (args, { services, signal }) => {
     const s = services.sessions;
-    return waitUnlessGone(s.prompt(s.get(refOf(args)).sessionId, args.message, args.behavior), signal);
+    const { sessionId } = await s.get(refOf(args));
+    return waitUnlessGone(s.prompt(sessionId, args.message, args.behavior), signal);
   },
 });
 
@@ -85,8 +85,8 @@ function queueOp<const N extends "steer" | "follow_up", const M extends string>(
     example: { ...EX, message: name === "steer" ? "Stop and summarise what you have" : "Then write it to notes.txt" },
     errors: ["not_found"],
     handle: `session.${method}` as const,
-    handler: (args, { services }) =>
-      services.sessions.enqueue(services.sessions.get(refOf(args)).sessionId, name, args.message),
+    handler: async (args, { services }) =>
+      services.sessions.enqueue((await services.sessions.get(refOf(args))).sessionId, name, args.message),
   });
 }
 
@@ -113,7 +113,9 @@ export const abortOp = defineOp({
   example: EX,
   errors: ["not_found"],
   handle: "session.abort",
-  handler: (args, { services }) => ({ aborted: services.sessions.abort(services.sessions.get(refOf(args)).sessionId) }),
+  handler: async (args, { services }) => ({
+    aborted: services.sessions.abort((await services.sessions.get(refOf(args))).sessionId),
+  }),
 });
 
 export const clearQueueOp = defineOp({
@@ -126,8 +128,8 @@ export const clearQueueOp = defineOp({
   example: EX,
   errors: ["not_found"],
   handle: "session.clearQueue",
-  handler: (args, { services }) => ({
-    cleared: services.sessions.clearQueue(services.sessions.get(refOf(args)).sessionId),
+  handler: async (args, { services }) => ({
+    cleared: await services.sessions.clearQueue((await services.sessions.get(refOf(args))).sessionId),
   }),
 });
 
@@ -155,10 +157,11 @@ export const getStateOp = defineOp({
   example: EX,
   errors: ["not_found"],
   handle: "session.state",
-  handler: (args, { services }) => {
+  handler: async (args, { services }) => {
     const s = services.sessions;
-    const session = s.get(refOf(args));
-    return { ...session, ...s.state(session.sessionId), messageCount: s.store.counts(session.sessionId).messages };
+    const session = await s.get(refOf(args));
+    const [state, counts] = await Promise.all([s.state(session.sessionId), s.store.counts(session.sessionId)]);
+    return { ...session, ...state, messageCount: counts.messages };
   },
 });
 
@@ -180,10 +183,10 @@ export const getMessagesOp = defineOp({
   example: { ...EX, after: 0, limit: 50 },
   errors: ["not_found"],
   handle: "session.messages",
-  handler: (args, { services }) => {
+  handler: async (args, { services }) => {
     const s = services.sessions;
-    const session = s.get(refOf(args));
-    const page = s.store.messages(session.sessionId, args.after, args.limit + 1);
+    const session = await s.get(refOf(args));
+    const page = await s.store.messages(session.sessionId, args.after, args.limit + 1);
     const messages = page.slice(0, args.limit);
     return { messages, next: messages.at(-1)?.seq ?? args.after, hasMore: page.length > args.limit };
   },
@@ -223,8 +226,8 @@ export const setModelOp = defineOp({
   example: { ...EX, model: "openai/gpt-5-mini" },
   errors: ["not_found", "provider_auth_missing", "invalid_args"],
   handle: "session.setModel",
-  handler: (args, { services }) =>
-    services.sessions.setModel(services.sessions.get(refOf(args)).sessionId, args.model, args.provider),
+  handler: async (args, { services }) =>
+    services.sessions.setModel((await services.sessions.get(refOf(args))).sessionId, args.model, args.provider),
 });
 
 export const setSessionNameOp = defineOp({
@@ -237,8 +240,8 @@ export const setSessionNameOp = defineOp({
   example: { ...EX, name: "Renamed demo" },
   errors: ["not_found"],
   handle: "session.setName",
-  handler: (args, { services }) =>
-    services.sessions.store.update(services.sessions.get(refOf(args)).sessionId, { name: args.name }),
+  handler: async (args, { services }) =>
+    services.sessions.setName((await services.sessions.get(refOf(args))).sessionId, args.name),
 });
 
 export const forkOp = defineOp({
@@ -254,7 +257,7 @@ export const forkOp = defineOp({
   example: { ...EX, newSessionKey: "demo-fork" },
   errors: ["not_found", "invalid_args"],
   handle: "session.fork",
-  handler: (args, { services }) => forkSession(services.sessions, services.sessions.get(refOf(args)), args),
+  handler: async (args, { services }) => forkSession(services.sessions, await services.sessions.get(refOf(args)), args),
 });
 
 export const compactOp = defineOp({
@@ -273,7 +276,7 @@ export const compactOp = defineOp({
   errors: ["provider_auth_missing", "provider_error", "model_incomplete", "cancelled", "not_found"],
   handle: "session.compact",
   handler: async (args, { services }) => {
-    const session = services.sessions.get(refOf(args));
+    const session = await services.sessions.get(refOf(args));
     const { summary, messagesCompacted } = await services.sessions.compact(session.sessionId, args.instructions);
     return { summary, messagesCompacted };
   },
@@ -295,11 +298,10 @@ export const getSessionStatsOp = defineOp({
   example: EX,
   errors: ["not_found"],
   handle: "session.stats",
-  handler: (args, { services }) => {
+  handler: async (args, { services }) => {
     const s = services.sessions;
-    const id = s.get(refOf(args)).sessionId;
-    const { messages, toolCalls } = s.store.counts(id);
-    const { runs, ...t } = s.store.runStats(id);
+    const id = (await s.get(refOf(args))).sessionId;
+    const [{ messages, toolCalls }, { runs, ...t }] = await Promise.all([s.store.counts(id), s.store.runStats(id)]);
     return { messages, toolCalls, runs, tokens: { ...t, total: t.input + t.output } };
   },
 });
@@ -314,8 +316,8 @@ export const getLastAssistantTextOp = defineOp({
   example: EX,
   errors: ["not_found"],
   handle: "session.lastAssistantText",
-  handler: (args, { services }) => ({
-    text: services.sessions.store.lastAssistantText(services.sessions.get(refOf(args)).sessionId),
+  handler: async (args, { services }) => ({
+    text: await services.sessions.store.lastAssistantText((await services.sessions.get(refOf(args))).sessionId),
   }),
 });
 
@@ -331,9 +333,11 @@ export const exportSessionOp = defineOp({
   example: { ...EX, format: "markdown" },
   errors: ["not_found"],
   handle: "session.export",
-  handler: (args, { services }) => {
-    const session = services.sessions.get(refOf(args));
-    return { content: exportSession(session, services.sessions.store.allMessages(session.sessionId), args.format) };
+  handler: async (args, { services }) => {
+    const session = await services.sessions.get(refOf(args));
+    return {
+      content: exportSession(session, await services.sessions.store.allMessages(session.sessionId), args.format),
+    };
   },
 });
 
@@ -348,7 +352,7 @@ export const deleteSessionOp = defineOp({
   example: { sessionKey: "no-such-session" },
   handle: "session.delete",
   handler: async (args, { services }) => {
-    const session = services.sessions.store.find(refOf(args));
+    const session = await services.sessions.store.find(refOf(args));
     return { deleted: session ? await services.sessions.delete(session.sessionId) : false };
   },
 });

@@ -1,10 +1,29 @@
-/** Continuity memory: short notes per project, searchable with SQLite FTS5 (bm25-ranked). */
+/**
+ * Continuity memory: short notes per project, searchable with the store's full-text search
+ * (SQLite FTS5, bm25-ranked; PostgreSQL tsvector, ts_rank-ranked; see fts-query.ts).
+ *
+ * The PostgreSQL `memory` table has the SQLite columns (src/store/schema/memory.ts) with
+ * `rowid` an identity column (newest-first ties break on it) and, in place of the FTS5 table
+ * and its triggers, a generated tsvector column `fts` with a GIN index:
+ *
+ *   CREATE TABLE memory (
+ *     rowid       BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+ *     id          TEXT NOT NULL UNIQUE,
+ *     text        TEXT NOT NULL,
+ *     project     TEXT NOT NULL,
+ *     session_key TEXT,
+ *     tags        TEXT NOT NULL DEFAULT '[]',
+ *     created_at  BIGINT NOT NULL,
+ *     fts         tsvector GENERATED ALWAYS AS (to_tsvector('english', text || ' ' || tags)) STORED
+ *   );
+ *   CREATE INDEX memory_project ON memory (project, created_at);
+ *   CREATE INDEX memory_fts ON memory USING GIN (fts);
+ */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ClawConfig } from "../config.js";
-import type { Db } from "../store/db.js";
 import type { Sql } from "../store/sql.js";
-import { ftsQuery, MAX_QUERY_CHARS, MAX_TERMS } from "./fts-query.js";
+import { MAX_QUERY_CHARS, MAX_TERMS, memorySearch } from "./fts-query.js";
 import { IdempotencyStore } from "./idempotency.js";
 
 /** Arguments of memory_add. */
@@ -76,73 +95,67 @@ function entry(r: RawMemory): MemoryEntry {
   };
 }
 
+const INSERT = "INSERT INTO memory (id, text, project, session_key, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)";
+const RECENT =
+  "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
+const RECENT_OF_SESSION =
+  "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? AND session_key = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
+
 /** Owns memory entries. */
 export class MemoryService {
   private readonly idempotency: IdempotencyStore;
-  private readonly sql;
 
-  constructor(readonly deps: { config: ClawConfig; db: Db; sql: Sql }) {
-    const db = deps.db;
+  constructor(readonly deps: { config: ClawConfig; sql: Sql }) {
     this.idempotency = new IdempotencyStore(deps.sql);
-    this.sql = {
-      insert: db.prepare(
-        "INSERT INTO memory (id, text, project, session_key, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ),
-      search: db.prepare<[string, string, number], RawMemory & { rank: number }>(
-        `SELECT m.id, m.text, m.tags, m.session_key, m.created_at, bm25(memory_fts) AS rank
-         FROM memory_fts JOIN memory m ON m.rowid = memory_fts.rowid
-         WHERE memory_fts MATCH ? AND m.project = ? ORDER BY rank, m.created_at DESC LIMIT ?`,
-      ),
-      recent: db.prepare<[string, number], RawMemory>(
-        "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
-      ),
-      recentOfSession: db.prepare<[string, string, number], RawMemory>(
-        "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? AND session_key = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
-      ),
-    };
   }
 
-  /** memory_add, once per idempotency key. */
+  /** memory_add, once per idempotency key (the entry is written in the key's transaction). */
   async add(args: MemoryAddArgs): Promise<{ memoryId: string; createdAt: number; replayed: boolean }> {
     const { idempotencyKey, ...request } = args;
-    const { result, replayed } = await this.idempotency.once("memory_add", idempotencyKey, request, async () => {
+    const { result, replayed } = await this.idempotency.once("memory_add", idempotencyKey, request, async (q) => {
       const memoryId = `mem_${randomUUID()}`;
       const createdAt = Date.now();
-      this.sql.insert.run(
+      await q.run(INSERT, [
         memoryId,
         request.text,
         request.project ?? this.deps.config.project,
         request.sessionKey ?? null,
         JSON.stringify(request.tags),
         createdAt,
-      );
+      ]);
       return { memoryId, createdAt };
     });
     return { ...result, replayed };
   }
 
   /** memory_search: best matches first; `score` is higher for better matches. */
-  search(args: MemorySearchArgs): { results: (Omit<MemoryEntry, "sessionKey"> & { score: number })[] } {
-    const match = ftsQuery(args.query);
-    if (match === null) return { results: [] };
-    const rows = this.sql.search.all(match, args.project ?? this.deps.config.project, args.limit);
+  async search(args: MemorySearchArgs): Promise<{ results: (Omit<MemoryEntry, "sessionKey"> & { score: number })[] }> {
+    const { sql } = this.deps;
+    const search = memorySearch(sql.dialect, args.query);
+    if (search === null) return { results: [] };
+    const rows = await sql.all<RawMemory & { score: number }>(search.text, [
+      search.query,
+      args.project ?? this.deps.config.project,
+      args.limit,
+    ]);
     return {
       results: rows.map((r) => ({
         memoryId: r.id,
         text: r.text,
         tags: JSON.parse(r.tags) as string[],
         createdAt: r.created_at,
-        score: -r.rank,
+        score: r.score,
       })),
     };
   }
 
   /** Newest entries of a project (and session), for continuity_context. */
-  recent(project: string, sessionKey: string | undefined, limit: number): MemoryEntry[] {
+  async recent(project: string, sessionKey: string | undefined, limit: number): Promise<MemoryEntry[]> {
+    const { sql } = this.deps;
     const rows =
       sessionKey === undefined
-        ? this.sql.recent.all(project, limit)
-        : this.sql.recentOfSession.all(project, sessionKey, limit);
+        ? await sql.all<RawMemory>(RECENT, [project, limit])
+        : await sql.all<RawMemory>(RECENT_OF_SESSION, [project, sessionKey, limit]);
     return rows.map(entry);
   }
 }

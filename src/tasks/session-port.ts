@@ -1,10 +1,13 @@
 /**
  * What the task service needs from sessions (src/agent/session-service.ts implements it). Kept
  * as a narrow interface so the task runner depends on behaviour, not on the agent's internals;
- * the shapes themselves come from the session schemas.
+ * the shapes themselves come from the session schemas. Every lookup is asynchronous (the
+ * sessions live in SQLite or PostgreSQL behind `Sql`); `q` runs it inside the caller's open
+ * transaction, which is required there: outside executors wait while a transaction is open.
  */
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { EnsureSessionArgs, RunResult, Session } from "../agent/session-schemas.js";
+import type { Sql } from "../store/sql.js";
 
 /** The parts of a Session the task service reads. */
 export type TaskSession = Pick<Session, "sessionId" | "sessionKey" | "provider" | "model" | "bus">;
@@ -14,16 +17,16 @@ export type TaskRunResult = Pick<RunResult, "sessionId" | "runId" | "status" | "
 
 /** Session operations used by tasks. */
 export interface SessionPort {
-  /** The session of `sessionKey` (created when new). */
-  ensure(args: EnsureSessionArgs): TaskSession;
-  /** A session by id or key; throws `not_found`. */
-  get(ref: { sessionId?: string; sessionKey?: string }): TaskSession;
+  /** The session of `sessionKey` (created when new); inside the caller's transaction with `q`. */
+  ensure(args: EnsureSessionArgs, q?: Sql): Promise<TaskSession>;
+  /** A session by id or key; rejects `not_found`. Inside the caller's transaction with `q`. */
+  get(ref: { sessionId?: string; sessionKey?: string }, q?: Sql): Promise<TaskSession>;
   /** Throws `provider_auth_missing` when the provider's key is missing, `invalid_args` when it is unknown. */
   checkProvider(provider?: string): void;
   /**
-   * Joins the session's run queue and resolves when the run has ended. `onStart` is called as
-   * the run leaves the queue (false skips it); aborting `signal` removes a waiting run or
-   * cancels a running one. Rejects when the run never started.
+   * Joins the session's run queue at once (call order is queue order) and resolves when the
+   * run has ended. `onStart` is awaited as the run leaves the queue (false skips it). Aborting
+   * `signal` removes a waiting run or cancels a running one. Rejects when the run never started.
    */
   run(
     sessionId: string,

@@ -170,7 +170,7 @@ describe("abort", () => {
 
   it("a run's own signal (as tasks use it) cancels it", async () => {
     fake.script(stall());
-    const session = claw.services.sessions.ensure({ sessionKey: "signal" });
+    const session = await claw.services.sessions.ensure({ sessionKey: "signal" });
     const controller = new AbortController();
     const seen: string[] = [];
     const running = claw.services.sessions.run(session.sessionId, "hang", {

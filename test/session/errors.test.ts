@@ -116,7 +116,7 @@ describe("missing API key", () => {
       expect(viaHttp.body.error.message).toContain("OPENROUTER_API_KEY");
 
       // A session made without the check (as a task would) still cannot prompt.
-      const session = keyless.services.sessions.ensure({ sessionKey: "made-anyway" });
+      const session = await keyless.services.sessions.ensure({ sessionKey: "made-anyway" });
       const prompt = await server.op("prompt", { sessionId: session.sessionId, message: "hi" });
       expect(prompt).toMatchObject({ ok: false, error: { code: "provider_auth_missing" } });
       expect(fake.requests).toHaveLength(0);

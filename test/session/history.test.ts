@@ -56,7 +56,7 @@ describe("persistence", () => {
     const open = () =>
       createClaw({ db, baseURL: fake.url, env: { ...process.env, OPENROUTER_API_KEY: "k" }, log: () => {} });
     claw = open();
-    const s = claw.services.sessions.ensure({ sessionKey: "crashed" });
+    const s = await claw.services.sessions.ensure({ sessionKey: "crashed" });
     // What a killed process leaves behind: a run row still 'running'.
     claw.services.db
       .prepare(
@@ -65,6 +65,7 @@ describe("persistence", () => {
       .run(s.sessionId);
     await claw.close();
     claw = open();
+    await claw.ready(); // restart recovery is part of the start
     const row = claw.services.db.prepare("SELECT status, error FROM runs WHERE id = 'run_dead'").get() as {
       status: string;
       error: string;

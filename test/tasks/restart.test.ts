@@ -65,7 +65,7 @@ test("a task left in_progress by a dead process becomes error/interrupted at sta
   // The "dead process": rows written as its runner would have left them, but never finished.
   const dead = fileClaw(db);
   await dead.ready(); // its restart recovery is over before the rows below are written
-  const session = dead.services.sessions.ensure({ sessionKey: "orphans" });
+  const session = await dead.services.sessions.ensure({ sessionKey: "orphans" });
   const base = {
     kind: "run" as const,
     body: null,
