@@ -65,6 +65,9 @@ const INSERT = `INSERT INTO telemetry (ts, op, task_id, poll_number, wait_asked_
 
 /** The telemetry table. */
 export class TaskTelemetry {
+  /** Inserts not yet done: a list from this process waits for them (it sees its own records). */
+  private readonly writing = new Set<Promise<void>>();
+
   constructor(
     private readonly sql: Sql,
     /** Where JSON lines go when enabled; undefined disables the log. */
@@ -111,10 +114,10 @@ export class TaskTelemetry {
       errorCode,
       usage: usage ? JSON.stringify(usage) : null,
     };
-    // Not awaited: the answer does not wait for its record. On SQLite a later read still sees
-    // it (statements run in call order); on PostgreSQL it may land a moment after the answer.
-    // A full disk or a closing database must not turn a served request into a failure.
-    this.sql
+    // Not awaited: the answer does not wait for its record (on PostgreSQL that would be a round
+    // trip per call); `list` waits for the ones still on their way. A full disk or a closing
+    // database must not turn a served request into a failure.
+    const insert: Promise<void> = this.sql
       .run(INSERT, [
         row.ts,
         row.op,
@@ -129,7 +132,12 @@ export class TaskTelemetry {
         row.errorCode,
         row.usage,
       ])
-      .catch(() => {});
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => this.writing.delete(insert));
+    this.writing.add(insert);
     try {
       this.logLine?.(
         JSON.stringify({
@@ -147,6 +155,7 @@ export class TaskTelemetry {
 
   /** Newest records first, optionally of one task and/or one op. */
   async list(filter: { taskId?: string; op?: string; limit: number }): Promise<TelemetryRecord[]> {
+    if (this.writing.size > 0) await Promise.all(this.writing);
     const where = new Where().eq("task_id", filter.taskId).eq("op", filter.op);
     const text = `SELECT * FROM telemetry ${where.sql} ORDER BY id DESC LIMIT ?`;
     const rows = await this.sql.all<RawRecord>(text, [...where.params, filter.limit]);

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { apiClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { completion } from "./helpers.js";
+import { completion, failReceiptInserts } from "./helpers.js";
 
 let claw: Claw;
 beforeEach(async () => {
@@ -13,8 +13,8 @@ afterEach(async () => {
   await claw.close();
 });
 
-const receiptCount = (taskId: string) =>
-  (claw.services.db.prepare("SELECT COUNT(*) AS n FROM receipts WHERE task_id = ?").get(taskId) as { n: number }).n;
+const receiptCount = async (taskId: string) =>
+  (await claw.services.sql.get<{ n: number }>("SELECT COUNT(*) AS n FROM receipts WHERE task_id = ?", [taskId]))!.n;
 
 async function rejects(p: Promise<unknown>): Promise<{ code: string; details?: Record<string, unknown> }> {
   const err = await p.then(
@@ -80,7 +80,7 @@ describe("task_update: version", () => {
     const err = await rejects(claw.task.update(completion(claw, t)));
     expect(err.code).toBe("version_conflict");
     await expectUnchanged(before);
-    expect(receiptCount(t.taskId)).toBe(0);
+    expect(await receiptCount(t.taskId)).toBe(0);
   });
 
   test("every accepted update adds exactly one to the version", async () => {
@@ -143,7 +143,7 @@ describe("task_update: completion", () => {
       expect(err.code).toBe("completion_handoff_required");
     }
     await expectUnchanged(before);
-    expect(receiptCount(t.taskId)).toBe(0);
+    expect(await receiptCount(t.taskId)).toBe(0);
   });
 
   test("a missing receipt → completion_receipt_required, no change", async () => {
@@ -155,7 +155,7 @@ describe("task_update: completion", () => {
     blankWork.receipt.work = "  ";
     expect((await rejects(claw.task.update(blankWork))).code).toBe("completion_receipt_required");
     await expectUnchanged(before);
-    expect(receiptCount(t.taskId)).toBe(0);
+    expect(await receiptCount(t.taskId)).toBe(0);
   });
 
   test("writeContext must match the server's instance and the task's project (write_context_mismatch)", async () => {
@@ -171,7 +171,7 @@ describe("task_update: completion", () => {
       expect(err.code).toBe("write_context_mismatch");
     }
     await expectUnchanged(before);
-    expect(receiptCount(t.taskId)).toBe(0);
+    expect(await receiptCount(t.taskId)).toBe(0);
   });
 
   test("a rejected completion leaves no task change and no receipt (receipt present, handoff missing)", async () => {
@@ -179,7 +179,7 @@ describe("task_update: completion", () => {
     const before = await claw.task.get({ taskId: t.taskId, include: ["receipts", "timeline"] });
     await rejects(claw.task.update({ ...completion(claw, t), handoff: { completed: "x" }, title: "renamed too" }));
     await expectUnchanged(before);
-    expect(receiptCount(t.taskId)).toBe(0);
+    expect(await receiptCount(t.taskId)).toBe(0);
   });
 
   test("the task update and the receipt insert are one transaction: a failing insert rolls the update back", async () => {
@@ -187,9 +187,7 @@ describe("task_update: completion", () => {
     claw = await apiClaw({ log: () => {} }); // the failure below is logged as an internal error; keep the output clean
     const t = await claw.task.create({ title: "T" });
     const before = await claw.task.get({ taskId: t.taskId, include: ["receipts", "timeline"] });
-    claw.services.db.exec(
-      "CREATE TRIGGER fail_receipts BEFORE INSERT ON receipts BEGIN SELECT RAISE(ABORT, 'disk said no'); END;",
-    );
+    const restore = await failReceiptInserts(claw.services.sql);
     const res = await claw.do({ op: "task_update", args: completion(claw, t) });
     expect(res.ok).toBe(false);
     await expectUnchanged(before);
@@ -205,7 +203,7 @@ describe("task_update: completion", () => {
       [1, "todo"],
       [2, "todo"],
     ]);
-    claw.services.db.exec("DROP TRIGGER fail_receipts");
+    await restore();
     expect((await claw.task.update(completion(claw, renamed))).status).toBe("done");
   });
 
@@ -216,7 +214,7 @@ describe("task_update: completion", () => {
     expect(again.replayed).toBe(true);
     expect(again.version).toBe(first.version);
     expect(again.status).toBe("done");
-    expect(receiptCount(t.taskId)).toBe(1);
+    expect(await receiptCount(t.taskId)).toBe(1);
   });
 
   test("a retried completion never appends a second receipt, however often it is retried", async () => {
@@ -224,7 +222,7 @@ describe("task_update: completion", () => {
     const results = [];
     for (let i = 0; i < 5; i++) results.push(await claw.task.update(completion(claw, t)));
     expect(results.map((r) => r.replayed)).toEqual([false, true, true, true, true]);
-    expect(receiptCount(t.taskId)).toBe(1);
+    expect(await receiptCount(t.taskId)).toBe(1);
     expect((await claw.task.get({ taskId: t.taskId })).version).toBe(2);
   });
 
@@ -253,7 +251,7 @@ describe("task_update: completion", () => {
       const codes = responses.filter((r) => !r.body.ok).map((r) => r.body.error.code);
       expect(codes).toEqual(Array(19).fill("version_conflict"));
       expect(responses.filter((r) => !r.body.ok).every((r) => r.status === 409)).toBe(true);
-      expect(receiptCount(t.taskId)).toBe(1);
+      expect(await receiptCount(t.taskId)).toBe(1);
       const back = await claw.task.get({ taskId: t.taskId, include: ["receipts"] });
       expect(back.version).toBe(2);
       expect(back.receipts![0]!.sessionRef).toBe(ok[0]!.body.result.receipts[0].sessionRef);
@@ -310,7 +308,7 @@ describe("task_update: blocked, done tasks, transitions", () => {
       handoff: { next: "ship it" },
     });
     expect(stillDone).toMatchObject({ status: "done", version: 4, handoff: { next: "ship it" } });
-    expect(receiptCount(t.taskId)).toBe(1);
+    expect(await receiptCount(t.taskId)).toBe(1);
   });
 
   test("reopening a done task is allowed, and completing it again uses the contract", async () => {
@@ -322,7 +320,7 @@ describe("task_update: blocked, done tasks, transitions", () => {
     expect((await rejects(claw.task.update(noReceipt))).code).toBe("completion_receipt_required");
     const again = await claw.task.update(completion(claw, reopened, "worker-2/run-1"));
     expect(again).toMatchObject({ status: "done", version: 4 });
-    expect(receiptCount(t.taskId)).toBe(2);
+    expect(await receiptCount(t.taskId)).toBe(2);
     const todo = await claw.task.update({ taskId: t.taskId, expectedVersion: 4, status: "todo" });
     expect(todo.status).toBe("todo");
   });
@@ -344,7 +342,7 @@ describe("task_update: blocked, done tasks, transitions", () => {
         )
       ).code,
     ).toBe("invalid_transition");
-    expect(receiptCount(t.taskId)).toBe(0);
+    expect(await receiptCount(t.taskId)).toBe(0);
     expect((await claw.task.get({ taskId: t.taskId })).version).toBe(2);
   });
 

@@ -1,6 +1,7 @@
 /** Shared setup of the task tests: a fake model, claws pointed at it, gates and small waits. */
 import { existsSync, readFileSync } from "node:fs";
 import type { Claw, ClawOptions } from "../../src/index.js";
+import type { Sql } from "../../src/store/sql.js";
 import { answer, type FakeResponses, type FakeTurn, startFakeResponses } from "../fixtures/fake-responses.js";
 import { apiClaw } from "../helpers/claw.js";
 
@@ -88,5 +89,23 @@ export function completion(
       gitCheckpoint: "abc1234",
     },
     writeContext: { instance: claw.identity.instance, project: task.project },
+  };
+}
+
+/** Makes every receipt insert fail (a trigger, in the store's own dialect); returns its removal. */
+export async function failReceiptInserts(sql: Sql): Promise<() => Promise<void>> {
+  if (sql.dialect === "sqlite") {
+    await sql.run(
+      "CREATE TRIGGER fail_receipts BEFORE INSERT ON receipts BEGIN SELECT RAISE(ABORT, 'disk said no'); END",
+    );
+    return async () => void (await sql.run("DROP TRIGGER fail_receipts"));
+  }
+  await sql.run(
+    "CREATE FUNCTION fail_receipts() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk said no'; END $$",
+  );
+  await sql.run("CREATE TRIGGER fail_receipts BEFORE INSERT ON receipts FOR EACH ROW EXECUTE FUNCTION fail_receipts()");
+  return async () => {
+    await sql.run("DROP TRIGGER fail_receipts ON receipts");
+    await sql.run("DROP FUNCTION fail_receipts()");
   };
 }

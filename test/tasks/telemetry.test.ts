@@ -56,7 +56,7 @@ test("each task request is recorded: op, task, poll number, wait asked/waited, s
   const failed = (await claw.task.telemetry({ taskId: "task_unknown" })).records;
   expect(failed).toEqual([expect.objectContaining({ op: "check_task", errorCode: "not_found" })]);
 
-  const everything = JSON.stringify(claw.services.db.prepare("SELECT * FROM telemetry").all());
+  const everything = JSON.stringify(await claw.services.sql.all("SELECT * FROM telemetry"));
   expect(everything).not.toContain("SECRET-PROMPT-TEXT");
   expect((await claw.task.telemetry({ op: "run_task", limit: 1 })).records).toHaveLength(1);
 });
