@@ -10,7 +10,7 @@ import { ClawError } from "../errors.js";
 import type { Identity } from "../identity.js";
 import type { Sql } from "../store/sql.js";
 import { applyUpdate, type TaskUpdateArgs } from "./completion.js";
-import { type Idempotent, onceIn, raceOnce, recorded } from "./idempotency.js";
+import { type Idempotent, onceIn, raceOnce } from "./idempotency.js";
 import { clip } from "./run-events.js";
 import type { SessionPort, TaskSession } from "./session-port.js";
 import { markInterrupted } from "./task-errors.js";
@@ -118,42 +118,31 @@ export class TaskService {
   /** run_task: creates the task (once per idempotency key) and queues it on its session. */
   async runTask(args: RunTaskArgs) {
     const { idempotencyKey, ...request } = args;
-    // The session is found or made before the transaction, which must wait on nothing but its
-    // own statements; a replay needs none.
-    const prior =
-      idempotencyKey === undefined
-        ? undefined
-        : await recorded<{ taskId: string }>(this.deps.sql, "run_task", idempotencyKey, request);
-    let taskId = prior?.taskId;
-    let replayed = prior !== undefined;
-    if (taskId === undefined) {
-      const session = await this.sessionFor(request);
-      const firstLine = request.prompt.split("\n").find((l) => l.trim() !== "") ?? request.prompt;
-      const created = await this.idempotent("run_task", idempotencyKey, request, async (store) => {
-        const t = await store.insert(
-          {
-            id: `task_${randomUUID()}`,
-            kind: "run",
-            title: request.title ?? clip(firstLine, 80),
-            body: null,
-            prompt: request.prompt,
-            sessionKey: session.sessionKey,
-            sessionId: session.sessionId,
-            project: request.project ?? this.deps.config.project,
-            status: "todo",
-            phase: "queued",
-            model: session.model,
-            provider: session.provider,
-            bus: session.bus,
-          },
-          "created (queued on its session)",
-        );
-        return { taskId: t.id };
-      });
-      taskId = created.result.taskId;
-      replayed = created.replayed;
-    }
-    const t = await this.store.get(taskId);
+    const firstLine = request.prompt.split("\n").find((l) => l.trim() !== "") ?? request.prompt;
+    // The session is found or made in the same transaction as the task and its key's record.
+    const { result, replayed } = await this.idempotent("run_task", idempotencyKey, request, async (store) => {
+      const session = await this.sessionFor(request, store.sql);
+      const t = await store.insert(
+        {
+          id: `task_${randomUUID()}`,
+          kind: "run",
+          title: request.title ?? clip(firstLine, 80),
+          body: null,
+          prompt: request.prompt,
+          sessionKey: session.sessionKey,
+          sessionId: session.sessionId,
+          project: request.project ?? this.deps.config.project,
+          status: "todo",
+          phase: "queued",
+          model: session.model,
+          provider: session.provider,
+          bus: session.bus,
+        },
+        "created (queued on its session)",
+      );
+      return { taskId: t.id };
+    });
+    const t = await this.store.get(result.taskId);
     if (!replayed) this.runner.enqueue(t);
     return {
       taskId: t.id,
@@ -169,19 +158,17 @@ export class TaskService {
   }
 
   /** The session a run_task runs in: the one of its sessionKey, else a new one; the provider checked first. */
-  private async sessionFor(request: Omit<RunTaskArgs, "idempotencyKey">): Promise<TaskSession> {
+  private async sessionFor(request: Omit<RunTaskArgs, "idempotencyKey">, q: Sql): Promise<TaskSession> {
     const sessions = this.deps.sessions;
     let existing: TaskSession | undefined;
-    if (request.sessionKey !== undefined) existing = await findSession(sessions, request.sessionKey);
-    await sessions.checkProvider(request.provider ?? existing?.provider);
+    if (request.sessionKey !== undefined) existing = await findSession(sessions, request.sessionKey, q);
+    sessions.checkProvider(request.provider ?? existing?.provider);
     return (
       existing ??
-      sessions.ensure({
-        sessionKey: request.sessionKey,
-        bus: request.bus,
-        model: request.model,
-        provider: request.provider,
-      })
+      sessions.ensure(
+        { sessionKey: request.sessionKey, bus: request.bus, model: request.model, provider: request.provider },
+        q,
+      )
     );
   }
 
@@ -277,9 +264,9 @@ export class TaskService {
   }
 }
 
-async function findSession(sessions: SessionPort, sessionKey: string): Promise<TaskSession | undefined> {
+async function findSession(sessions: SessionPort, sessionKey: string, q: Sql): Promise<TaskSession | undefined> {
   try {
-    return await sessions.get({ sessionKey });
+    return await sessions.get({ sessionKey }, q);
   } catch (err) {
     if (err instanceof ClawError && err.code === "not_found") return undefined;
     throw err;
