@@ -11,6 +11,7 @@ const TYPED_API_SUITE = [
   "test/tasks/run-task.test.ts",
   "test/tasks/telemetry.test.ts",
   "test/tasks/task-events.test.ts",
+  "test/nodes/list-nodes.test.ts",
 ];
 
 export default defineConfig({

@@ -19,6 +19,7 @@ import { assembleHandles, type ClawApi } from "./handles/claw-api.js";
 import { deriveHandles } from "./handles/derive.js";
 import type { Caller, OpInput, OpOutput } from "./handles/handle-types.js";
 import { type Identity, loadIdentity } from "./identity.js";
+import { NodeService } from "./nodes/node-service.js";
 import { OPS, type RegisteredOp } from "./ops/index.js";
 import type { Services } from "./services.js";
 import { openDb } from "./store/db.js";
@@ -95,6 +96,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     sandbox,
     owner: () => identity().instance,
   });
+  const nodes = new NodeService({ sql, leaseMs: config.leaseMs, url: () => config.url, log: config.log });
   const tokens = new ScopedTokens();
   const sessions = new SessionService({ config, sql, bus, bash, tokens });
   const tasks = new TaskService({ config, sql, bus, sessions, identity });
@@ -106,6 +108,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     get identity() {
       return identity();
     },
+    nodes,
     bus,
     bash,
     sessions,
@@ -129,6 +132,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     }
     await sessions.start();
     await tasks.start();
+    await nodes.start();
   })();
   dispatcher.startAfter(ready);
 
@@ -159,6 +163,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
      */
     serveAs(serving: Pick<ClawOptions, "url" | "token" | "access">): void {
       Object.assign(config, serving);
+      void nodes.beat(); // records the node's URL now, not a third of a lease later
     },
     /** @internal Services, for adapters and tests. */
     services,
@@ -169,6 +174,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
         dispatcher.stop(); // aborts waits and bash runs of in-flight calls
         await tasks.close();
         await sessions.close();
+        await nodes.close();
         await dispatcher.idle(5000); // let in-flight calls answer before the database goes
         bash.close(); // what keepBackground calls left running
         tokens.revokeAll();

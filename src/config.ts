@@ -90,6 +90,8 @@ export interface ClawOptions {
   retention?: RetentionOptions;
   /** Max model turns per run before it ends as an error. Default: 100 */
   maxTurns?: number;
+  /** This node's lease in ms (1 000 to 3 600 000): it heartbeats every third of it; silent for longer, it is not alive. Default: CLAW_LEASE, else 15 000 */
+  leaseMs?: number;
   /** Retries of model calls on 429/5xx/network errors. Default: 4 retries, backoff from 1 s doubling, each wait capped at 30 s */
   modelRetry?: ModelRetryOptions;
   /** Validate every operation's result against its output schema (for tests). Default: false */
@@ -116,6 +118,7 @@ export interface ClawConfig {
   limits: Required<ClawLimits>;
   retention: RetentionOptions;
   maxTurns: number;
+  leaseMs: number;
   modelRetry: Required<ModelRetryOptions>;
   validateOutputs: boolean;
   log: (line: string) => void;
@@ -209,6 +212,7 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
     limits: limitsWithDefaults(options.limits ?? {}),
     retention: options.retention ?? {},
     maxTurns: options.maxTurns ?? DEFAULTS.maxTurns,
+    leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
     modelRetry: { ...DEFAULTS.modelRetry, ...options.modelRetry },
     validateOutputs: options.validateOutputs ?? false,
     log: options.log ?? ((line) => process.stderr.write(line.endsWith("\n") ? line : `${line}\n`)),

@@ -8,6 +8,7 @@ import type { BusService } from "./bus/bus-service.js";
 import type { CallRegistry } from "./call-registry.js";
 import type { ClawConfig } from "./config.js";
 import type { Identity } from "./identity.js";
+import type { NodeService } from "./nodes/node-service.js";
 import type { AnyOpDef } from "./registry.js";
 import type { Db } from "./store/db.js";
 import type { Sql } from "./store/sql.js";
@@ -23,6 +24,8 @@ export interface Services {
   /** The storage every service queries: SQLite or PostgreSQL. */
   sql: Sql;
   identity: Identity;
+  /** This process as a node of the database: its id, heartbeat, and every node (list_nodes). */
+  nodes: NodeService;
   bus: BusService;
   bash: BashRunner;
   sessions: SessionService;

@@ -70,6 +70,7 @@ export const META_CASES: ParityCase[] = [
   { op: "ops", args: {}, expect: "ok" },
   { op: "doc", args: {}, expect: "ok" },
   { op: "server_identity", args: {}, expect: "ok" },
+  { op: "list_nodes", args: {}, expect: "ok" },
   { name: "unknown op", op: "no_such_op", args: {}, expect: "unknown_op" },
   { name: "ops extra arg", op: "ops", args: { x: 1 }, expect: "invalid_args" },
   {
@@ -192,7 +193,7 @@ export const PARITY_CASES: ParityCase[] = [...BUS_CASES, ...BASH_CASES, ...META_
 /** A case's name. */
 export const caseName = (c: ParityCase): string => c.name ?? c.op;
 
-const VOLATILE_KEY = /^(ts|at|sub|instance|id|ticket)$|At$|Ms$|Id$/;
+const VOLATILE_KEY = /^(ts|at|sub|instance|id|ticket|lastHeartbeat)$|At$|Ms$|Id$/;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 /**

@@ -107,7 +107,7 @@ export async function serve(cl: CommandLine): Promise<number> {
     log(
       `  WARNING:  secrets stay readable in /proc/${launcher.pid}/environ of npm (${launcher.skipped}); start with \`node dist/cli.js serve\` or \`--sandbox bwrap\` instead`,
     );
-  log(`  project:  ${c.project}   instance: ${claw.identity.instance}`);
+  log(`  project:  ${c.project}   instance: ${claw.identity.instance}   node: ${claw.services.nodes.id}`);
   log(`  token:    ${serverToken.banner}`);
   for (const w of serverToken.warnings) log(`  WARNING:  ${w}`);
   if (insecureLoopback)

@@ -27,6 +27,8 @@ export const DEFAULTS = {
   idleTimeoutMs: 65_000,
   maxCallsPerConnection: 1024,
   maxTurns: 100,
+  /** A node heartbeats every third of its lease; silent for longer, it is not alive. */
+  leaseMs: 15_000,
   /** SSE: comment-line heartbeat interval, and the `retry:` a dropped EventSource waits. */
   sseHeartbeatMs: 15_000,
   sseRetryMs: 2000,

@@ -1,6 +1,7 @@
 /** Parsers of setting values given as text (a flag or an environment variable); each throws a message naming the setting. */
 import { parseGoDuration } from "../bash/duration.js";
 import { MAX_MAX_AGE_MS, MIN_MAX_AGE_MS } from "../bus/retention.js";
+import { LEASE_RANGE, validLease } from "../nodes/lease.js";
 import { storeKind } from "../store/store-url.js";
 
 /** A value that cannot be used; `message` names the flag or variable it came from. */
@@ -108,5 +109,14 @@ export const retentionAge: Parser<number> = (value, label) => {
   const ms = duration(value, label);
   if (ms < MIN_MAX_AGE_MS || ms > MAX_MAX_AGE_MS)
     throw new SettingError(`${label} must be between 1s and 100 years (e.g. "72h", "30m"), not "${value}"`);
+  return ms;
+};
+
+/** A node lease: a Go duration from 1s to 1h, in milliseconds. */
+export const lease: Parser<number> = (value, label) => {
+  const parsed = parseGoDuration(value);
+  const ms = parsed === undefined ? Number.NaN : Math.round(parsed);
+  if (!validLease(ms))
+    throw new SettingError(`${label} must be a Go duration ${LEASE_RANGE} such as "15s" or "1m", not "${value}"`);
   return ms;
 };

@@ -1,7 +1,7 @@
 /** Part of the config table (assembled in settings.ts): settings of every command that opens a database (serve, stdio, mcp). */
 import { SANDBOX_MODES, type SandboxMode } from "../bash/sandbox.js";
 import { DEFAULTS, formatBytes } from "./defaults.js";
-import { database, httpUrl, oneOf, positiveInt, retentionAge, text } from "./parsers.js";
+import { database, httpUrl, lease, oneOf, positiveInt, retentionAge, text } from "./parsers.js";
 import { type AnySetting, CLAW, maxPayload, setting } from "./setting-shape.js";
 
 /** Settings of every command that opens a database (serve, stdio, mcp). */
@@ -179,5 +179,15 @@ export const CLAW_SETTINGS: readonly AnySetting[] = [
     commands: CLAW,
     parse: positiveInt,
     option: (maxTurns: number) => ({ maxTurns }),
+  }),
+  setting({
+    flag: "lease",
+    env: "CLAW_LEASE",
+    value: "DUR",
+    help: "this node's lease (1s to 1h): it heartbeats every third of it; a node silent for longer is not alive (list_nodes)",
+    default: `${DEFAULTS.leaseMs / 1000}s`,
+    commands: CLAW,
+    parse: lease,
+    option: (leaseMs: number) => ({ leaseMs }),
   }),
 ];

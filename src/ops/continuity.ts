@@ -7,6 +7,7 @@ import { memoryAddInput, memoryEntrySchema, memorySearchInput } from "../tasks/m
 import { handoffSchema, taskRowSchema, taskStatusSchema } from "../tasks/task-schema.js";
 
 const serverIdentitySchema = identitySchema.extend({
+  node: z.string().describe("This process's node id, new at every start (list_nodes)"),
   ops: z.array(z.string()).describe("Names of every operation"),
   model: z.string().describe("Default model of new sessions and tasks"),
   provider: z.string().describe("Default model provider"),
@@ -14,7 +15,7 @@ const serverIdentitySchema = identitySchema.extend({
 
 function identityOf(services: Services) {
   const { model, provider } = services.config;
-  return { ...services.identity, ops: services.ops.map((o) => o.name), model, provider };
+  return { ...services.identity, node: services.nodes.id, ops: services.ops.map((o) => o.name), model, provider };
 }
 
 export const serverIdentityOp = defineOp({

@@ -3,11 +3,20 @@ import { bashOps } from "./bash.js";
 import { busOps } from "./bus.js";
 import { continuityOps } from "./continuity.js";
 import { metaOps } from "./meta.js";
+import { nodeOps } from "./nodes.js";
 import { sessionOps } from "./session.js";
 import { taskOps } from "./task.js";
 
 /** The registry. */
-export const OPS = [...busOps, ...bashOps, ...sessionOps, ...taskOps, ...continuityOps, ...metaOps] as const;
+export const OPS = [
+  ...busOps,
+  ...bashOps,
+  ...sessionOps,
+  ...taskOps,
+  ...continuityOps,
+  ...nodeOps,
+  ...metaOps,
+] as const;
 
 /** Any registered operation. */
 export type RegisteredOp = (typeof OPS)[number];

@@ -5,6 +5,7 @@
 import { coreSchema } from "./schema/core.js";
 import { eventLayoutV2 } from "./schema/event-layout.js";
 import { memorySchema } from "./schema/memory.js";
+import { nodesSchema } from "./schema/nodes.js";
 import { sessionItemsSchema } from "./schema/session-items.js";
 import { sessionSchema } from "./schema/sessions.js";
 import { taskSchema } from "./schema/tasks.js";
@@ -14,6 +15,7 @@ export const MIGRATIONS: readonly string[] = [
   coreSchema + sessionSchema + taskSchema + memorySchema,
   sessionItemsSchema,
   eventLayoutV2,
+  nodesSchema,
 ];
 
 /** The schema version this build writes. */
