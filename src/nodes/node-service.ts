@@ -45,6 +45,7 @@ export class NodeService {
   private failing = false;
   private closed = false;
   private beating: Promise<void> = Promise.resolve();
+  private readonly hooks: Array<() => Promise<void>> = [];
 
   constructor(private readonly options: NodeServiceOptions) {
     this.sql = options.sql;
@@ -66,6 +67,15 @@ export class NodeService {
     this.timer.unref();
   }
 
+  /**
+   * Runs `fn` after every heartbeat this node writes from then on, in the same turn of the
+   * heartbeat (for leases this node holds elsewhere, renewed as often as the node's own). A
+   * failure counts as a failed heartbeat: logged once until one succeeds again.
+   */
+  onHeartbeat(fn: () => Promise<void>): void {
+    this.hooks.push(fn);
+  }
+
   /** Renews the heartbeat now (also what records the URL once the node is served). Never throws. */
   beat(): Promise<void> {
     // Before start() the schema may not be there yet (start writes the first row itself).
@@ -74,6 +84,7 @@ export class NodeService {
     this.beating = this.beating.then(async () => {
       try {
         await this.write();
+        for (const hook of this.hooks) await hook();
         if (this.failing) this.options.log(`tsclaw: node ${this.id}: heartbeat written again`);
         this.failing = false;
       } catch (err) {

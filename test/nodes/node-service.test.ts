@@ -88,4 +88,27 @@ describe("NodeService", () => {
     ]);
     await a.close();
   });
+
+  it("runs heartbeat hooks after each heartbeat it writes, not before start", async () => {
+    const { sql, node, lines } = setup();
+    const a = node(1000);
+    const seen: number[] = [];
+    a.onHeartbeat(async () => {
+      const row = await sql.get<{ last_heartbeat: number }>("SELECT last_heartbeat FROM nodes WHERE node = ?", [a.id]);
+      seen.push(row!.last_heartbeat);
+    });
+    await a.beat(); // not started: nothing written, no hook
+    expect(seen).toEqual([]);
+    await a.start();
+    await a.beat();
+    await a.beat();
+    expect(seen).toEqual([a.startedAt, a.startedAt]);
+    a.onHeartbeat(async () => {
+      throw new Error("lease table gone");
+    });
+    await a.beat();
+    await a.beat();
+    expect(lines).toEqual([`tsclaw: node ${a.id}: heartbeat failed: lease table gone`]);
+    await a.close();
+  });
 });
