@@ -90,7 +90,7 @@ export function handleSse(
     connection: "keep-alive",
     "x-accel-buffering": "no",
   });
-  res.write(`retry: ${DEFAULTS.sseRetryMs}\n: tsclaw bus ${bus}, after ${after ?? head.lastSeq}\n\n`);
+  res.write(`retry: ${DEFAULTS.sseRetryMs}\n`);
 
   // One write per event (never a page joined into one string). A client that falls behind
   // pauses its subscription, backlog or live; it re-reads from storage when the socket drains.
@@ -100,19 +100,28 @@ export function handleSse(
     drainWaiters = [];
     for (const w of waiters) w();
   };
-  pipeStream(source, {
-    write: (e) => {
-      if (res.destroyed) return false;
-      writeEvent(res, e);
-      return true;
+  // The head (the cursor a stream without `after` starts from) may need storage: the banner
+  // names it, and events follow it.
+  head.then(
+    (h) => {
+      if (source.closed) return;
+      res.write(`: tsclaw bus ${bus}, after ${after ?? h.lastSeq}\n\n`);
+      pipeStream(source, {
+        write: (e) => {
+          if (res.destroyed) return false;
+          writeEvent(res, e);
+          return true;
+        },
+        congested: () => res.writableLength > SSE_CONGESTED_BYTES,
+        onDrain: (fn) => {
+          drainWaiters.push(fn);
+          if (res.writableLength <= SSE_CONGESTED_BYTES) setImmediate(onDrain);
+        },
+        pauseLive: true,
+      });
     },
-    congested: () => res.writableLength > SSE_CONGESTED_BYTES,
-    onDrain: (fn) => {
-      drainWaiters.push(fn);
-      if (res.writableLength <= SSE_CONGESTED_BYTES) setImmediate(onDrain);
-    },
-    pauseLive: true,
-  });
+    () => end(), // storage failed before the first event: the client reconnects after `retry`
+  );
   res.on("drain", onDrain);
   const heartbeat = setInterval(() => {
     if (res.writableLength === 0) res.write(`: ping ${Date.now()}\n\n`);

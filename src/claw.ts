@@ -81,7 +81,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     if (!loaded) throw new ClawError("internal", "the claw is still starting; await claw.ready() first");
     return loaded;
   };
-  const bus = new BusService(createSqliteEventStore(db), {
+  const bus = new BusService(createSqliteEventStore(sql), {
     maxPayloadBytes: config.limits.maxPayloadBytes,
     retention: config.retention,
     beforeAck: () => storage.assertIntact(),
@@ -178,7 +178,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
         await dispatcher.idle(5000); // let in-flight calls answer before the database goes
         bash.close(); // what keepBackground calls left running
         tokens.revokeAll();
-        bus.close();
+        await bus.close();
         storage.stop();
         opened.close();
       })();

@@ -24,6 +24,11 @@ export class KeyedListeners<F extends (...args: never[]) => void> {
     return this.byKey.has(key);
   }
 
+  /** Every key that has listeners. */
+  keys(): IterableIterator<string> {
+    return this.byKey.keys();
+  }
+
   /** Every listener of every key. */
   all(): F[] {
     const out: F[] = [];

@@ -45,12 +45,13 @@ export function defineStreamOp<
     ...def,
     kind: "stream",
     streamingOnly: true,
-    handler: (args, ctx) => {
+    handler: async (args, ctx) => {
       const connection = ctx.connection;
       if (!connection) throw new ClawError("unsupported_on_transport", unsupported);
       const { head, source } = spec.open(args, ctx);
       try {
-        return { sub: connection.attach(source, head.bus), ...head } as z.input<O>;
+        const answer = await head;
+        return { sub: connection.attach(source, answer.bus), ...answer } as z.input<O>;
       } catch (err) {
         source.close(); // refused (too many streams): nothing may keep listening
         throw err;

@@ -31,9 +31,12 @@ export interface StreamSource<T = StoredEvent> {
   readonly closed: boolean;
 }
 
-/** What a stream operation's `open` returns: the head (its answer) and the source of its items. */
+/**
+ * What a stream operation's `open` returns: the source of its items, made (its position fixed)
+ * synchronously, and the head (its answer), which may need storage and so comes as a promise.
+ */
 export interface OpenedStream<H, T = StoredEvent> {
-  head: H;
+  head: Promise<H>;
   source: StreamSource<T>;
 }
 

@@ -1,12 +1,16 @@
 /**
- * The event bus: group commit of concurrent `out` calls, in-order fan-out after commit, long-poll
- * reads, subscriptions with a seamless backlog→live hand-over, and retention.
+ * The event bus: group commit of concurrent `out` calls (one batch commits at a time, in call
+ * order), in-order fan-out after commit (including other nodes' commits on a shared store),
+ * long-poll reads, subscriptions with a seamless backlog→live hand-over, and retention. Every
+ * storage call is asynchronous; "a read sees every `out` called before it" holds because reads
+ * first wait for the commit of what is queued.
  */
 import { DEFAULTS } from "../config/defaults.js";
 import { ClawError } from "../errors.js";
-import { KeyedListeners } from "../keyed-listeners.js";
-import type { BusEvent, OutAck } from "./bus-schemas.js";
+import type { BusEvent, BusInfo, OutAck } from "./bus-schemas.js";
+import { CommitQueue, type Queued } from "./commit-queue.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
+import { FanOut, type Listener } from "./fan-out.js";
 import { noteLargePayload } from "./large-garbage.js";
 import { frameOverhead, jsonBytes, PAGE_BYTES } from "./page.js";
 import { validateRetention } from "./retention.js";
@@ -31,13 +35,7 @@ export interface BusOptions {
   beforeAck?: () => void;
 }
 
-type Listener = (events: readonly StoredEvent[]) => void;
-
-interface Waiting {
-  event: PendingEvent;
-  resolve: (ack: OutAck) => void;
-  reject: (err: unknown) => void;
-}
+type Waiting = Queued<PendingEvent, OutAck>;
 
 const noop = () => {};
 
@@ -48,15 +46,13 @@ export function toBusEvent(e: StoredEvent): BusEvent {
 
 /** The bus service. One per claw. */
 export class BusService {
-  private pending: Waiting[] = [];
-  private afterFlush: (() => void)[] = [];
-  private flushScheduled = false;
-  private flushing = false;
-  private readonly listeners = new KeyedListeners<Listener>();
+  private readonly queue: CommitQueue<PendingEvent, OutAck>;
+  private readonly fanOut: FanOut;
   private readonly maxPayloadBytes: number;
   private readonly retention: RetentionOptions;
   private readonly beforeAck: () => void;
   private readonly sinceTrim = new Map<string, number>();
+  private readonly stopFollowing: () => void;
   private ageTimer?: NodeJS.Timeout;
   private closed = false;
 
@@ -67,10 +63,17 @@ export class BusService {
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
     this.retention = validateRetention(options.retention ?? {});
     this.beforeAck = options.beforeAck ?? noop;
+    this.queue = new CommitQueue((batch) => this.commit(batch));
+    this.fanOut = new FanOut(store, (message) => process.stderr.write(`${message}\n`));
+    this.stopFollowing =
+      store.follow?.(
+        (bus, lastSeq) => this.fanOut.remote(bus, lastSeq),
+        () => this.fanOut.watched(),
+      ) ?? noop;
     const maxAge = this.retention.maxAgeMs;
     if (maxAge !== undefined && maxAge > 0) {
       this.ageTimer = setInterval(
-        () => this.store.trimAllBefore(Date.now() - maxAge),
+        () => this.background(this.store.trimAllBefore(Date.now() - maxAge)),
         Math.min(60_000, Math.max(1000, maxAge / 10)),
       );
       this.ageTimer.unref();
@@ -156,7 +159,7 @@ export class BusService {
     this.enqueue(bus, payloadJson, size, noop, onError);
   }
 
-  /** Adds an event to the next group commit, scheduling it once per batch. */
+  /** Adds an event to the next group commit. */
   private enqueue(
     bus: string,
     payloadJson: string,
@@ -164,44 +167,30 @@ export class BusService {
     resolve: Waiting["resolve"],
     reject: Waiting["reject"],
   ): void {
-    this.pending.push({ event: { bus, ts: Date.now(), payloadJson, size }, resolve, reject });
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    this.queue.add({ event: { bus, ts: Date.now(), payloadJson, size }, resolve, reject });
   }
 
   /** Resolves once every event queued so far has been committed (or has failed). */
   committed(): Promise<void> {
-    if (this.pending.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.afterFlush.push(resolve));
+    return this.queue.committed();
   }
 
-  /** Commits everything pending now. Called by the scheduler and at close. */
-  flush(): void {
-    if (this.flushing) return;
-    this.flushScheduled = false;
-    const batch = this.pending;
-    if (batch.length === 0) return;
-    this.flushing = true;
-    try {
-      this.commit(batch);
-    } finally {
-      this.flushing = false;
-    }
+  /**
+   * Commits what is queued now instead of on the next turn; resolves once it is committed.
+   * Reads and subscriptions wait for it, so they see every `out` called before them even while
+   * it still waits for its group commit.
+   */
+  settle(): Promise<void> {
+    return this.queue.idle ? Promise.resolve() : this.queue.settle();
   }
 
-  private commit(batch: Waiting[]): void {
-    this.pending = [];
-    const waiters = this.afterFlush;
-    this.afterFlush = [];
+  private async commit(batch: Waiting[]): Promise<void> {
     let stored: StoredEvent[];
     try {
-      stored = this.store.append(batch.map((w) => w.event));
+      stored = await this.store.append(batch.map((w) => w.event));
       this.beforeAck(); // e.g. the database file was deleted: committed to a ghost, so not acknowledged
     } catch (err) {
       for (const w of batch) w.reject(err);
-      for (const w of waiters) w();
       return;
     }
     for (let i = 0; i < batch.length; i++) {
@@ -210,12 +199,11 @@ export class BusService {
       const s = stored[i]!;
       w.resolve({ bus: s.bus, seq: s.seq, ts: s.ts });
     }
-    for (const w of waiters) w();
     this.notify(stored);
   }
 
   private notify(stored: StoredEvent[]): void {
-    // Group by bus, keeping seq order, then hand each listener its bus's slice.
+    // Group by bus, keeping seq order, then hand each bus's slice to its listeners.
     const byBus = new Map<string, StoredEvent[]>();
     for (const e of stored) {
       const list = byBus.get(e.bus) ?? [];
@@ -224,13 +212,7 @@ export class BusService {
     }
     for (const [bus, events] of byBus) {
       this.applyMaxEvents(bus, events.length);
-      for (const l of this.listeners.of(bus)) {
-        try {
-          l(events);
-        } catch (err) {
-          process.stderr.write(`tsclaw: bus listener failed: ${(err as Error).stack ?? err}\n`);
-        }
-      }
+      this.fanOut.local(bus, events);
     }
   }
 
@@ -243,39 +225,46 @@ export class BusService {
       return;
     }
     this.sinceTrim.set(bus, 0);
-    this.store.trim(bus, { keepLast: max });
+    this.background(this.store.trim(bus, { keepLast: max }));
   }
 
-  /** Registers a listener for committed events of `bus`; returns its removal. */
+  /** Storage work nobody waits for (retention): a failure is logged, and the next sweep retries. */
+  private background(work: Promise<unknown>): void {
+    work.catch((err: Error) => process.stderr.write(`tsclaw: bus retention failed: ${err.message}\n`));
+  }
+
+  /** Registers a listener for committed events of `bus` (this node's and others'); returns its removal. */
   listen(bus: string, listener: Listener): () => void {
-    return this.listeners.listen(bus, listener);
+    return this.fanOut.listen(bus, listener);
   }
 
   /** Number of listeners (subscriptions, waiting reads) on `bus`. */
   listenerCount(bus: string): number {
-    return this.listeners.count(bus);
+    return this.fanOut.count(bus);
   }
 
-  /** Newest seq of `bus`, counting every `out` called so far (see {@link settle}). */
-  lastSeq(bus: string): number {
-    this.settle();
+  /** Newest seq of `bus`, counting every `out` called so far. */
+  async lastSeq(bus: string): Promise<number> {
+    await this.settle();
     return this.store.lastSeq(bus);
   }
 
-  /**
-   * Commits the pending group now, if there is one. Reads and subscriptions call it first, so
-   * they see every `out` called before them even while it still waits for its group commit.
-   */
-  settle(): void {
-    // Never from inside a flush (a listener asking): a nested commit would hand newer events
-    // to some listeners before the older ones reach them.
-    if (this.pending.length > 0 && !this.flushing) this.flush();
+  /** Every bus with its first and last seq and count, counting every `out` called so far. */
+  async list(): Promise<BusInfo[]> {
+    await this.settle();
+    return this.store.list();
+  }
+
+  /** Deletes old events of `bus` (after committing what is queued); resolves with how many. */
+  async trim(bus: string, options: { keepLast?: number; beforeTs?: number }): Promise<number> {
+    await this.settle();
+    return this.store.trim(bus, options);
   }
 
   /** One page of events after `after`: at most `limit` events and 4 MiB of framed text. */
-  page(bus: string, after: number, limit: number): StoredEvent[] {
-    this.settle();
-    const events = this.store.read(bus, after, limit, PAGE_BYTES, frameOverhead(bus));
+  async page(bus: string, after: number, limit: number): Promise<StoredEvent[]> {
+    await this.settle();
+    const events = await this.store.read(bus, after, limit, PAGE_BYTES, frameOverhead(bus));
     for (const e of events) noteLargePayload(e.payloadJson.length);
     return events;
   }
@@ -285,21 +274,34 @@ export class BusService {
    * commit on the bus (or the end of the wait, or the signal).
    */
   async read(bus: string, after: number, limit: number, waitMs = 0, signal?: AbortSignal): Promise<StoredEvent[]> {
-    const events = this.page(bus, after, limit);
-    if (events.length > 0 || waitMs <= 0 || signal?.aborted) return events;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        stop();
-        signal?.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, waitMs);
-      const stop = this.listen(bus, (committed) => {
-        if (committed[committed.length - 1]!.seq > after) done();
-      });
-      signal?.addEventListener("abort", done, { once: true });
+    if (waitMs <= 0 || signal?.aborted) return this.page(bus, after, limit);
+    // Listening before the first read: a commit between that read and the wait still wakes it.
+    let woken = false;
+    let wake = noop;
+    const stop = this.listen(bus, (committed) => {
+      if (committed[committed.length - 1]!.seq > after) {
+        woken = true;
+        wake();
+      }
     });
+    try {
+      const events = await this.page(bus, after, limit);
+      if (events.length > 0 || signal?.aborted) return events;
+      if (!woken) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", done);
+            resolve();
+          };
+          const timer = setTimeout(done, waitMs);
+          wake = done;
+          signal?.addEventListener("abort", done, { once: true });
+        });
+      }
+    } finally {
+      stop();
+    }
     return this.page(bus, after, limit);
   }
 
@@ -315,19 +317,20 @@ export class BusService {
 
   /**
    * A subscription not started yet (the source `subscribe` opens): its cursor is fixed now
-   * (`after`, or the bus's last seq counting every `out` called so far), delivery begins with
-   * its `start`.
+   * (`after`, or the bus's head counting every `out` called so far and none called later),
+   * delivery begins with its `start`.
    */
   source(bus: string, after: number | undefined): Subscription {
-    this.settle();
-    return new Subscription(this, bus, after ?? this.lastSeq(bus));
+    return new Subscription(this, bus, after ?? this.queue.fence(() => this.store.lastSeq(bus)));
   }
 
-  /** Commits what is pending and stops timers. */
-  close(): void {
-    this.flush();
+  /** Commits what is pending, stops timers and following other nodes. */
+  async close(): Promise<void> {
+    const flushed = this.settle();
     this.closed = true;
     if (this.ageTimer) clearInterval(this.ageTimer);
-    this.listeners.clear();
+    this.stopFollowing();
+    this.fanOut.clear();
+    await flushed;
   }
 }

@@ -1,9 +1,12 @@
 /**
  * One subscriber's cursor over a bus: the stream source of `subscribe`. It catches up from
- * storage in byte-bounded pages, then switches to live delivery in the same synchronous step as
- * its last storage read, so no commit can fall between the two: nothing is lost or repeated at
- * the seam. A consumer that reports backpressure is paused and later catches up from storage
- * again, so a slow reader never buffers in memory.
+ * storage in byte-bounded pages, then switches to live delivery. Storage reads are
+ * asynchronous, so the seam is made safe by order instead of by a single synchronous step: the
+ * live listener is registered before the first read, the bus's head is read before each page,
+ * and a page that reaches both that head and the newest live event seen meanwhile switches to
+ * live; a live batch that does not follow the cursor (a gap) sends the subscription back to
+ * storage. Nothing is lost or repeated at the seam. A consumer that reports backpressure is
+ * paused and later catches up from storage again, so a slow reader never buffers in memory.
  */
 
 import type { DeliverFn, StreamSource } from "../stream.js";
@@ -13,29 +16,44 @@ import { PAGE_EVENTS } from "./page.js";
 
 export type { DeliverFn } from "../stream.js";
 
+/** After a failed storage read, try again this much later. */
+const RETRY_MS = 100;
+
 /** A subscription: its cursor is fixed when it is made, delivery begins with `start`. */
 export class Subscription implements StreamSource<StoredEvent> {
   private mode: "catchup" | "live" | "paused" | "closed" = "catchup";
   private stopListening?: () => void;
   private pumpScheduled = false;
+  private pumping = false;
   private delivering = false;
   private resumeAsked = false;
+  /** Newest seq a live batch brought while catching up (those events are read from storage). */
+  private seen = 0;
   private deliver: DeliverFn = () => false;
+  /** Seq of the last event delivered (or skipped as before the start); -1 until known. */
+  public cursor = -1;
+  /** Resolves with the starting cursor. */
+  readonly ready: Promise<number>;
 
   constructor(
     private readonly service: BusService,
     readonly bus: string,
-    /** Seq of the last event delivered (or skipped as before the start). */
-    public cursor: number,
-  ) {}
+    /** The starting cursor, or its promise (the bus's head as of the call that made this). */
+    start: number | Promise<number>,
+  ) {
+    this.ready = Promise.resolve(start).then((c) => {
+      if (this.cursor < 0) this.cursor = c;
+      return c;
+    });
+    this.ready.catch(() => {}); // reported through delivery's retries, not as an unhandled rejection
+  }
 
   /** Starts delivery to `deliver` (once; a closed subscription stays closed). */
   start(deliver: DeliverFn): void {
     if (this.mode === "closed" || this.stopListening) return;
     this.deliver = deliver;
     this.stopListening = this.service.listen(this.bus, (events) => this.onLive(events));
-    if (this.cursor >= this.service.lastSeq(this.bus)) this.mode = "live";
-    else this.schedulePump();
+    this.schedulePump();
   }
 
   /** Resumes a paused subscription; it catches up from storage. Safe to call at any time. */
@@ -61,10 +79,22 @@ export class Subscription implements StreamSource<StoredEvent> {
   }
 
   private onLive(events: readonly StoredEvent[]): void {
-    if (this.mode !== "live") return; // catch-up will read them from storage
+    const last = events[events.length - 1]!.seq;
+    if (this.mode !== "live") {
+      if (last > this.seen) this.seen = last; // catch-up reads them from storage
+      return;
+    }
     let fresh = events;
     if (events[0]!.seq <= this.cursor) fresh = events.filter((e) => e.seq > this.cursor);
     if (fresh.length === 0) return;
+    if (fresh[0]!.seq > this.cursor + 1) {
+      // Not contiguous with what we delivered (another node's commit we have not seen yet):
+      // storage has everything in between.
+      this.seen = last;
+      this.mode = "catchup";
+      this.schedulePump();
+      return;
+    }
     this.hand(fresh, true);
   }
 
@@ -89,28 +119,44 @@ export class Subscription implements StreamSource<StoredEvent> {
     } else if (taken < events.length || this.mode === "catchup") this.schedulePump();
   }
 
-  private schedulePump(): void {
+  private schedulePump(delayMs = 0): void {
     if (this.pumpScheduled) return;
     this.pumpScheduled = true;
-    setImmediate(() => {
+    const run = () => {
       this.pumpScheduled = false;
-      this.pump();
-    });
+      void this.pump();
+    };
+    if (delayMs > 0) setTimeout(run, delayMs).unref();
+    else setImmediate(run);
   }
 
-  private pump(): void {
-    if (this.mode !== "catchup") return;
+  private async pump(): Promise<void> {
+    if (this.mode !== "catchup" || this.pumping) return;
+    this.pumping = true;
     let page: StoredEvent[];
+    let head: number;
     try {
-      page = this.service.page(this.bus, this.cursor, PAGE_EVENTS);
+      await this.ready;
+      head = await this.service.lastSeq(this.bus);
+      page = head > this.cursor ? await this.service.page(this.bus, this.cursor, PAGE_EVENTS) : [];
     } catch {
-      this.schedulePump(); // storage hiccup: try again on the next tick
+      this.pumping = false;
+      if (this.mode === "catchup") this.schedulePump(RETRY_MS); // storage hiccup: try again shortly
       return;
     }
-    // Same synchronous step as the read: nothing can commit in between, so the page either
-    // reaches the bus's last seq (switch to live now) or more pages follow.
-    const end = page.length > 0 ? page[page.length - 1]!.seq : this.cursor;
-    if (end >= this.service.lastSeq(this.bus)) this.mode = "live";
-    if (page.length > 0) this.hand(page, false);
+    this.pumping = false;
+    if (this.mode !== "catchup") return; // closed or paused meanwhile
+    // The listener was registered before the head was read: every commit after that read came
+    // to onLive (and raised `seen`), so reaching both means live delivery continues the page.
+    if (page.length === 0) {
+      // Nothing after the cursor up to the head (trimmed, or nothing new): move to the head.
+      if (head > this.cursor) this.cursor = head;
+      if (this.cursor >= this.seen) this.mode = "live";
+      else this.schedulePump();
+      return;
+    }
+    const end = page[page.length - 1]!.seq;
+    if (end >= head && end >= this.seen) this.mode = "live";
+    this.hand(page, false);
   }
 }

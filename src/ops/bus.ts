@@ -67,11 +67,12 @@ export const readOp = defineOp({
   handle: "bus.read",
   handler: async (args, { services, signal }) => {
     const stored = await services.bus.read(args.bus, args.after, args.limit, args.waitMs, signal);
+    const next = stored.length > 0 ? stored[stored.length - 1]!.seq : args.after;
     return {
       bus: args.bus,
       events: stored.map(toBusEvent),
-      lastSeq: services.bus.lastSeq(args.bus),
-      next: stored.length > 0 ? stored[stored.length - 1]!.seq : args.after,
+      lastSeq: await services.bus.lastSeq(args.bus),
+      next,
     };
   },
 });
@@ -96,7 +97,8 @@ export const subscribeOp = defineStreamOp({
   handle: "bus.subscribe",
   open: (args, { services }) => {
     const source = services.bus.source(args.bus, args.after);
-    return { head: { bus: args.bus, lastSeq: services.bus.lastSeq(args.bus) }, source };
+    const lastSeq = args.after === undefined ? source.ready : services.bus.lastSeq(args.bus);
+    return { head: lastSeq.then((seq) => ({ bus: args.bus, lastSeq: seq })), source };
   },
 });
 
@@ -121,7 +123,7 @@ export const listBusesOp = defineOp({
   output: z.object({ buses: z.array(busInfoSchema) }),
   example: {},
   handle: "bus.list",
-  handler: (_args, { services }) => ({ buses: services.bus.store.list() }),
+  handler: async (_args, { services }) => ({ buses: await services.bus.list() }),
 });
 
 export const trimBusOp = defineOp({
@@ -144,7 +146,7 @@ export const trimBusOp = defineOp({
   output: z.object({ deleted: z.number().int() }),
   example: { bus: "thebus", keepLast: 1000 },
   handle: "bus.trim",
-  handler: (args, { services }) => ({ deleted: services.bus.store.trim(args.bus, args) }),
+  handler: async (args, { services }) => ({ deleted: await services.bus.trim(args.bus, args) }),
 });
 
 /** Bus operations, in catalog order. */

@@ -3,11 +3,13 @@
  * batch. An event's rowid is `busId << 40 | seq` (see schema/event-layout.ts), so a bus is one
  * clustered range; pages are planned from the `size` column, so payloads past a page's byte
  * budget are never read; per-bus counts and first seqs live in `buses`, so listing and
- * trimming never count rows.
+ * trimming never count rows. Every call runs through `SqliteSql.exclusive`: synchronously when
+ * no asynchronous transaction is open (the common case, so a call costs a resolved promise), and
+ * never inside one that is (its statements would become part of someone else's transaction).
  */
 import type { BusInfo, EventStore, PendingEvent, StoredEvent } from "../bus/event-store.js";
-import type { Db } from "./db.js";
 import { SEQ_BITS } from "./schema/event-layout.js";
+import type { SqliteSql } from "./sqlite-sql.js";
 
 interface PageRow {
   seq: number;
@@ -34,7 +36,8 @@ const HI = `((? + 1) << ${SEQ_BITS})`;
 const SEQ = `(id & ${MAX_SEQ})`;
 
 /** Creates an EventStore over an open database. */
-export function createSqliteEventStore(db: Db): EventStore {
+export function createSqliteEventStore(sql: SqliteSql): EventStore {
+  const db = sql.db;
   const selectBus = db.prepare<[string], BusRow>("SELECT id, last_seq FROM buses WHERE bus = ?");
   const insertBus = db.prepare<[string], { id: number }>(
     "INSERT INTO buses (bus, last_seq, first_seq, count) VALUES (?, 0, 1, 0) RETURNING id",
@@ -121,15 +124,14 @@ export function createSqliteEventStore(db: Db): EventStore {
     updateCounts.run(deleted, selectFirst.get(id, id)?.first ?? last + 1, id);
   };
 
-  return {
-    lastSeq,
-    append(batch) {
+  const now = {
+    append(batch: readonly PendingEvent[]): StoredEvent[] {
       const next = new Map<string, BatchBus>();
       const stored = appendTx(batch, next);
       for (const [bus, b] of next) remember(bus, { id: b.id, lastSeq: b.seq });
       return stored;
     },
-    read(bus, after, limit, maxBytes, overheadBytes) {
+    read(bus: string, after: number, limit: number, maxBytes: number, overheadBytes: number): StoredEvent[] {
       const b = known(bus);
       if (!b || after >= b.lastSeq) return [];
       const rows = selectPage.all(INLINE_BYTES, b.id, Math.max(0, after), b.id, limit);
@@ -151,7 +153,7 @@ export function createSqliteEventStore(db: Db): EventStore {
         count: r.count,
       }));
     },
-    trim(bus, { keepLast, beforeTs }) {
+    trim(bus: string, { keepLast, beforeTs }: { keepLast?: number; beforeTs?: number }): number {
       const b = known(bus);
       if (!b) return 0;
       let deleted = 0;
@@ -163,7 +165,7 @@ export function createSqliteEventStore(db: Db): EventStore {
       })();
       return deleted;
     },
-    trimAllBefore(ts) {
+    trimAllBefore(ts: number): number {
       let deleted = 0;
       db.transaction(() => {
         const old = selectOld.all(ts);
@@ -176,6 +178,16 @@ export function createSqliteEventStore(db: Db): EventStore {
       })();
       return deleted;
     },
+  };
+
+  return {
+    lastSeq: (bus) => sql.exclusive(() => lastSeq(bus)),
+    append: (batch) => sql.exclusive(() => now.append(batch)),
+    read: (bus, after, limit, maxBytes, overheadBytes) =>
+      sql.exclusive(() => now.read(bus, after, limit, maxBytes, overheadBytes)),
+    list: () => sql.exclusive(() => now.list()),
+    trim: (bus, options) => sql.exclusive(() => now.trim(bus, options)),
+    trimAllBefore: (ts) => sql.exclusive(() => now.trimAllBefore(ts)),
   };
 }
 

@@ -22,11 +22,11 @@ test("enqueued events commit in order with contiguous seqs, interleaved with out
     if (i % 100 === 0) acks.push(bus.outJson("q", JSON.stringify({ out: i })));
     else bus.enqueueJson("q", JSON.stringify({ enq: i }), (e) => errors.push(e));
   }
-  expect(bus.store.lastSeq("q")).toBe(0); // nothing committed before the flush
+  expect(await bus.store.lastSeq("q")).toBe(0); // nothing committed before the flush
   await bus.committed();
-  expect(bus.lastSeq("q")).toBe(1000);
+  expect(await bus.lastSeq("q")).toBe(1000);
   expect((await Promise.all(acks)).map((a) => a.seq)).toEqual([1, 101, 201, 301, 401, 501, 601, 701, 801, 901]);
-  const events = bus.store.read("q", 0, 1000, 1 << 30, 0);
+  const events = await bus.store.read("q", 0, 1000, 1 << 30, 0);
   expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
   expect(JSON.parse(events[1]!.payloadJson)).toEqual({ enq: 1 });
   expect(errors).toEqual([]);

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { createClaw } from "../../src/index.js";
 import { openDb } from "../../src/store/db.js";
 import { createSqliteEventStore } from "../../src/store/sqlite-event-store.js";
+import { SqliteSql } from "../../src/store/sqlite-sql.js";
 import { tempDir } from "../helpers/claw.js";
 
 const MiB = 1024 * 1024;
@@ -21,21 +22,26 @@ function rchar(): number {
 }
 
 /** Bytes read while `fn` runs. */
-function bytesRead<T>(fn: () => T): { value: T; bytes: number } {
+async function bytesRead<T>(fn: () => Promise<T>): Promise<{ value: T; bytes: number }> {
   const before = rchar();
-  const value = fn();
+  const value = await fn();
   return { value, bytes: rchar() - before };
 }
 
 /** Appends `count` small events to `bus` through the store, 20 000 per transaction, timestamps from `ts0`, 1 ms apart. */
-function bulk(store: ReturnType<typeof createSqliteEventStore>, bus: string, count: number, ts0: number): void {
+async function bulk(
+  store: ReturnType<typeof createSqliteEventStore>,
+  bus: string,
+  count: number,
+  ts0: number,
+): Promise<void> {
   for (let done = 0; done < count; ) {
     const n = Math.min(20_000, count - done);
     const batch = Array.from({ length: n }, (_, i) => {
       const payloadJson = `{"n":${done + i}}`;
       return { bus, ts: ts0 + done + i, payloadJson, size: payloadJson.length };
     });
-    store.append(batch);
+    await store.append(batch);
     done += n;
   }
 }
@@ -46,17 +52,17 @@ describe("buses at scale (finding 11)", () => {
     const ts0 = Date.now() - 10_000_000;
     {
       const opened = openDb(db);
-      const store = createSqliteEventStore(opened.db);
-      bulk(store, "big", 2_000_000, ts0);
-      bulk(store, "second", 1_000_000, ts0);
-      for (let i = 0; i < 100; i++) bulk(store, `small-${i}`, 10, ts0);
+      const store = createSqliteEventStore(new SqliteSql(opened.db));
+      await bulk(store, "big", 2_000_000, ts0);
+      await bulk(store, "second", 1_000_000, ts0);
+      for (let i = 0; i < 100; i++) await bulk(store, `small-${i}`, 10, ts0);
       opened.db.pragma("wal_checkpoint(TRUNCATE)");
       opened.close();
     }
     const claw = createClaw({ db, env: {} });
     try {
       await claw.call("server_identity", {}); // schema and identity pages read once
-      const list = bytesRead(() => claw.services.bus.store.list());
+      const list = await bytesRead(() => claw.services.bus.store.list());
       expect(list.value).toHaveLength(102);
       expect(list.value.find((b) => b.bus === "big")).toEqual({
         bus: "big",
@@ -68,10 +74,10 @@ describe("buses at scale (finding 11)", () => {
       const viaOp = await claw.call("list_buses", {});
       expect(viaOp.buses.find((b: { bus: string }) => b.bus === "second")).toMatchObject({ count: 1_000_000 });
 
-      const keep = bytesRead(() => claw.services.bus.store.trim("big", { keepLast: 2_000_000 - 10 }));
+      const keep = await bytesRead(() => claw.services.bus.store.trim("big", { keepLast: 2_000_000 - 10 }));
       expect(keep.value).toBe(10);
       expect(keep.bytes).toBeLessThan(1 * MiB);
-      const before = bytesRead(() => claw.services.bus.store.trim("second", { beforeTs: ts0 + 25 }));
+      const before = await bytesRead(() => claw.services.bus.store.trim("second", { beforeTs: ts0 + 25 }));
       expect(before.value).toBe(25);
       // Not bounded yet: the beforeTs delete walks the bus's whole rowid range (33 MB read for
       // 1 M events, measured); only keepLast and the listing are independent of the bus size.
