@@ -1,0 +1,111 @@
+/**
+ * PostgreSQL schema and migrations against a real server: nodes starting at once migrate
+ * exactly once (an advisory lock), the version lives in claw_meta, every SQLite table exists
+ * with the same columns, and a database from a newer tsclaw is refused untouched.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { openDb } from "../../src/store/db.js";
+import { SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { openPg } from "../../src/store/pg/open-pg.js";
+import { PG_SCHEMA_VERSION } from "../../src/store/pg/pg-schema.js";
+import { createTestDatabase, type PgServer, startPgServer } from "./pg-local.js";
+
+let server: PgServer;
+
+beforeAll(async () => {
+  server = await startPgServer();
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function query<T>(url: string, text: string): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
+test("the PostgreSQL schema ends at the SQLite schema's version", () => {
+  expect(PG_SCHEMA_VERSION).toBe(SCHEMA_VERSION);
+});
+
+test("eight nodes opening a new database at once migrate it once, to the current version", async () => {
+  const url = await createTestDatabase(server.url);
+  const opened = await Promise.all(Array.from({ length: 8 }, () => openPg(url, { maxConnections: 2 })));
+  try {
+    expect(opened.map((o) => o.schemaVersion)).toEqual(Array(8).fill(PG_SCHEMA_VERSION));
+    expect(await query(url, "SELECT key, value FROM claw_meta")).toEqual([
+      { key: "schema_version", value: String(PG_SCHEMA_VERSION) },
+    ]);
+    // A ninth opening finds it migrated and changes nothing.
+    const again = await openPg(url);
+    expect(again.schemaVersion).toBe(PG_SCHEMA_VERSION);
+    await again.close();
+  } finally {
+    await Promise.all(opened.map((o) => o.close()));
+  }
+});
+
+test("every SQLite table exists in PostgreSQL with the same column names", async () => {
+  const url = await createTestDatabase(server.url);
+  const opened = await openPg(url);
+  await opened.close();
+  const sqlite = openDb(":memory:");
+  const tables = sqlite.db
+    .prepare<[], { name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'memory_fts%' ORDER BY name",
+    )
+    .all()
+    .map((t) => t.name);
+  const expected: Record<string, string[]> = {};
+  for (const t of tables)
+    expected[t] = sqlite.db
+      .prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${t}')`)
+      .all()
+      .map((c) => c.name)
+      .sort();
+  sqlite.close();
+  const rows = await query<{ table_name: string; column_name: string }>(
+    url,
+    "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name",
+  );
+  const actual: Record<string, string[]> = {};
+  for (const r of rows) {
+    actual[r.table_name] ??= [];
+    actual[r.table_name]!.push(r.column_name);
+  }
+  // PostgreSQL's own additions: the version table, and the tsvector that replaces the FTS5 table.
+  delete actual.claw_meta;
+  actual.memory = actual.memory!.filter((c) => c !== "fts");
+  // By design the events table is keyed (bus, seq) instead of SQLite's packed rowid, so buses
+  // need no integer id to pack.
+  expect(expected.events).toEqual(["id", "payload", "size", "ts"]);
+  expected.events = ["bus", "payload", "seq", "size", "ts"];
+  expected.buses = expected.buses!.filter((c) => c !== "id");
+  expect(actual).toEqual(expected);
+});
+
+test("a database written by a newer tsclaw is refused with schema_too_new and left as it was", async () => {
+  const url = await createTestDatabase(server.url);
+  await (await openPg(url)).close();
+  await query(url, "UPDATE claw_meta SET value = '999' WHERE key = 'schema_version'");
+  const refused = await openPg(url).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(refused).toMatchObject({
+    code: "schema_too_new",
+    details: { schemaVersion: 999, supported: PG_SCHEMA_VERSION },
+  });
+  expect((refused as Error).message).toMatch(
+    /has schema version 999, newer than this tsclaw understands \(\d+\); upgrade tsclaw or use another --db/,
+  );
+  expect((refused as Error).message).toContain(new URL(url).pathname.slice(1)); // names the database
+  expect(await query(url, "SELECT value FROM claw_meta WHERE key = 'schema_version'")).toEqual([{ value: "999" }]);
+});
