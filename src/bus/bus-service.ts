@@ -39,6 +39,12 @@ type Waiting = Queued<PendingEvent, OutAck>;
 
 const noop = () => {};
 
+/**
+ * Most events and payload bytes in one group commit: more gains nothing (the commit's own
+ * cost is long amortised) and a network store must not get one statement of gigabytes.
+ */
+const BATCH_LIMITS = { items: 10_000, bytes: 16 * 1024 * 1024 };
+
 /** Parses a stored event's payload for a user. */
 export function toBusEvent(e: StoredEvent): BusEvent {
   return { bus: e.bus, seq: e.seq, ts: e.ts, payload: JSON.parse(e.payloadJson) };
@@ -63,7 +69,7 @@ export class BusService {
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes;
     this.retention = validateRetention(options.retention ?? {});
     this.beforeAck = options.beforeAck ?? noop;
-    this.queue = new CommitQueue((batch) => this.commit(batch));
+    this.queue = new CommitQueue((batch) => this.commit(batch), BATCH_LIMITS);
     this.fanOut = new FanOut(store, (message) => process.stderr.write(`${message}\n`));
     this.stopFollowing =
       store.follow?.(
@@ -167,7 +173,7 @@ export class BusService {
     resolve: Waiting["resolve"],
     reject: Waiting["reject"],
   ): void {
-    this.queue.add({ event: { bus, ts: Date.now(), payloadJson, size }, resolve, reject });
+    this.queue.add({ event: { bus, ts: Date.now(), payloadJson, size }, resolve, reject }, size);
   }
 
   /** Resolves once every event queued so far has been committed (or has failed). */

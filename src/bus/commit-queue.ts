@@ -14,10 +14,11 @@ export interface Queued<E, A> {
   reject: (err: unknown) => void;
 }
 
-type Step<E, A> = { items: Queued<E, A>[]; run?: undefined; done: (() => void)[] } | FenceStep;
+type Step<E, A> = { items: Queued<E, A>[]; bytes: number; run?: undefined; done: (() => void)[] } | FenceStep;
 
 interface FenceStep {
   items?: undefined;
+  bytes?: undefined;
   run: () => Promise<void>;
   done: (() => void)[];
 }
@@ -28,14 +29,23 @@ export class CommitQueue<E, A> {
   private current: Step<E, A> | null = null;
   private scheduled = false;
 
-  /** `commit` settles every item of its batch (resolve or reject) and never throws. */
-  constructor(private readonly commit: (items: Queued<E, A>[]) => Promise<void>) {}
+  /**
+   * `commit` settles every item of its batch (resolve or reject) and never throws. A batch
+   * closes at `limits.items` items or `limits.bytes` bytes (the next item starts another), so
+   * one statement never has to carry an unbounded backlog.
+   */
+  constructor(
+    private readonly commit: (items: Queued<E, A>[]) => Promise<void>,
+    private readonly limits: { items: number; bytes: number },
+  ) {}
 
-  /** Adds an item to the open batch; the batch commits on the next turn of the event loop at the latest. */
-  add(item: Queued<E, A>): void {
+  /** Adds an item of `bytes` to the open batch; the batch commits on the next turn of the event loop at the latest. */
+  add(item: Queued<E, A>, bytes: number): void {
     const last = this.steps[this.steps.length - 1];
-    if (last?.items) last.items.push(item);
-    else this.steps.push({ items: [item], done: [] });
+    if (last?.items && last.items.length < this.limits.items && last.bytes + bytes <= this.limits.bytes) {
+      last.items.push(item);
+      last.bytes += bytes;
+    } else this.steps.push({ items: [item], bytes, done: [] });
     if (!this.scheduled && !this.current) {
       this.scheduled = true;
       setImmediate(() => {

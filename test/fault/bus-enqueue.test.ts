@@ -4,6 +4,8 @@
  * every event's onError while committed() still settles.
  */
 import { afterEach, expect, test } from "vitest";
+import { BusService } from "../../src/bus/bus-service.js";
+import type { EventStore } from "../../src/bus/event-store.js";
 import type { Claw } from "../../src/index.js";
 import { memClaw } from "../helpers/claw.js";
 
@@ -42,4 +44,30 @@ test("a failing commit reaches every enqueued event's onError, and committed() s
   await bus.committed();
   expect(errors).toHaveLength(5);
   expect(errors[0]).toBeInstanceOf(Error);
+});
+
+test("group commits are bounded: at most 10 000 events and 16 MiB of payload each, in order", async () => {
+  claw = memClaw();
+  const inner = claw.services.bus.store;
+  const batches: { n: number; bytes: number }[] = [];
+  const counting: EventStore = {
+    ...inner,
+    append: (batch) => {
+      batches.push({ n: batch.length, bytes: batch.reduce((sum, e) => sum + e.size, 0) });
+      return inner.append(batch);
+    },
+  };
+  const bus = new BusService(counting, { maxPayloadBytes: 2 * 1024 * 1024 });
+  for (let i = 0; i < 25_000; i++) bus.enqueueJson("many", `{"i":${i}}`, () => {});
+  const big = JSON.stringify("x".repeat(1024 * 1024));
+  const acks = Array.from({ length: 20 }, () => bus.outJson("big", big));
+  await bus.committed();
+  expect(batches.map((b) => b.n).reduce((a, b) => a + b, 0)).toBe(25_020);
+  expect(Math.max(...batches.map((b) => b.n))).toBe(10_000);
+  expect(Math.max(...batches.map((b) => b.bytes))).toBeLessThanOrEqual(16 * 1024 * 1024);
+  expect((await Promise.all(acks)).map((a) => a.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  expect(await bus.lastSeq("many")).toBe(25_000);
+  const last = await inner.read("many", 24_999, 10, 1 << 20, 0);
+  expect(last.map((e) => JSON.parse(e.payloadJson))).toEqual([{ i: 24_999 }]);
+  await bus.close();
 });
