@@ -53,7 +53,7 @@ export class Subscription implements StreamSource<StoredEvent> {
     if (this.mode === "closed" || this.stopListening) return;
     this.deliver = deliver;
     this.stopListening = this.service.listen(this.bus, (events) => this.onLive(events));
-    this.schedulePump();
+    void this.probe();
   }
 
   /** Resumes a paused subscription; it catches up from storage. Safe to call at any time. */
@@ -130,6 +130,26 @@ export class Subscription implements StreamSource<StoredEvent> {
     else setImmediate(run);
   }
 
+  /**
+   * The first step: when nothing committed lies past the cursor, go live at once (what commits
+   * from now on is live, as a consumer expects), else catch up from storage. The committed head
+   * is enough (no need to hurry queued outs): whatever commits later reaches the listener.
+   */
+  private async probe(): Promise<void> {
+    try {
+      await this.ready;
+      const head = await this.service.store.lastSeq(this.bus);
+      if (this.mode !== "catchup") return;
+      if (this.cursor >= head && this.cursor >= this.seen) {
+        this.mode = "live";
+        return;
+      }
+    } catch {
+      // storage hiccup: the pump retries
+    }
+    this.schedulePump();
+  }
+
   private async pump(): Promise<void> {
     if (this.mode !== "catchup" || this.pumping) return;
     this.pumping = true;
@@ -137,7 +157,7 @@ export class Subscription implements StreamSource<StoredEvent> {
     let head: number;
     try {
       await this.ready;
-      head = await this.service.lastSeq(this.bus);
+      head = await this.service.store.lastSeq(this.bus);
       page = head > this.cursor ? await this.service.page(this.bus, this.cursor, PAGE_EVENTS) : [];
     } catch {
       this.pumping = false;
