@@ -11,7 +11,7 @@ import { BusService } from "../../src/bus/bus-service.js";
 import type { EventStore, StoredEvent } from "../../src/bus/event-store.js";
 import { type OpenedPg, openPg } from "../../src/store/pg/open-pg.js";
 import { createPgEventStore } from "../../src/store/pg/pg-event-store.js";
-import { createTestDatabase, type PgServer, startPgServer } from "./pg-local.js";
+import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 
 let server: PgServer;
 const cleanup: (() => Promise<void>)[] = [];

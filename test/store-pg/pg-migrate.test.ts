@@ -9,7 +9,7 @@ import { openDb } from "../../src/store/db.js";
 import { SCHEMA_VERSION } from "../../src/store/migrations.js";
 import { openPg } from "../../src/store/pg/open-pg.js";
 import { PG_SCHEMA_VERSION } from "../../src/store/pg/pg-schema.js";
-import { createTestDatabase, type PgServer, startPgServer } from "./pg-local.js";
+import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 
 let server: PgServer;
 
