@@ -209,3 +209,24 @@ test("list, trim (keepLast, beforeTs) and trimAllBefore keep counts and first se
   expect((await a!.bus.out("t1", "again")).seq).toBe(101);
   expect(await a!.store.list()).toContainEqual({ bus: "t1", firstSeq: 101, lastSeq: 101, count: 1 });
 });
+
+test("a store made while its database is still opening waits for it; one that cannot open rejects its calls", async () => {
+  const url = await createTestDatabase(server.url);
+  const opening = openPg(url, { maxConnections: 2 });
+  const store = createPgEventStore(opening, { log: () => {} });
+  const bus = new BusService(store);
+  cleanup.push(async () => {
+    await bus.close();
+    await (await opening).close();
+  });
+  const ack = await bus.out("early", { first: true });
+  expect(ack.seq).toBe(1);
+  expect(await store.lastSeq("early")).toBe(1);
+
+  const refused = createPgEventStore(openPg(`${server.url}_missing`), { log: () => {} });
+  await expect(refused.lastSeq("x")).rejects.toThrow(/does not exist/);
+  refused.follow!(
+    () => {},
+    () => [],
+  )(); // following a database that never opened is a no-op, and stops cleanly
+});

@@ -60,16 +60,22 @@ export interface PgEventStoreOptions {
   log?: (message: string) => void;
 }
 
-/** Creates an EventStore over an open PostgreSQL database. */
-export function createPgEventStore(db: OpenedPg, options: PgEventStoreOptions = {}): EventStore {
-  const pool = db.pool;
+/**
+ * Creates an EventStore over a PostgreSQL database, open or still opening (calls wait for it,
+ * and reject as it does), so a claw can make its bus before the connection is up.
+ */
+export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: PgEventStoreOptions = {}): EventStore {
+  const opened = Promise.resolve(db);
+  opened.catch(() => {}); // each call reports it
+  const pools = opened.then((d) => d.pool);
+  pools.catch(() => {});
   // Notifications name their sender, so a node skips its own (it fans those out from memory).
   const node = randomUUID().slice(0, 8);
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
 
   return {
     async lastSeq(bus) {
-      const row = (await pool.query(HEAD, [bus])).rows[0] as { last_seq: number } | undefined;
+      const row = (await (await pools).query(HEAD, [bus])).rows[0] as { last_seq: number } | undefined;
       return row?.last_seq ?? 0;
     },
 
@@ -84,6 +90,7 @@ export function createPgEventStore(db: OpenedPg, options: PgEventStoreOptions = 
         index[i] = n;
       }
       const buses = [...perBus.keys()].sort(); // bus names are ASCII: code-unit order is "C" order
+      const pool = await pools;
       const { rows } = await retried(() =>
         pool.query(APPEND, [
           buses,
@@ -105,7 +112,7 @@ export function createPgEventStore(db: OpenedPg, options: PgEventStoreOptions = 
     },
 
     async read(bus, after, limit, maxBytes, overheadBytes) {
-      const { rows } = await pool.query(PAGE, [bus, Math.max(0, after), overheadBytes, limit, maxBytes]);
+      const { rows } = await (await pools).query(PAGE, [bus, Math.max(0, after), overheadBytes, limit, maxBytes]);
       return (rows as { seq: number; ts: number; payload: string }[]).map((r) => ({
         bus,
         seq: r.seq,
@@ -115,7 +122,7 @@ export function createPgEventStore(db: OpenedPg, options: PgEventStoreOptions = 
     },
 
     async list(): Promise<BusInfo[]> {
-      const { rows } = await pool.query(LIST);
+      const { rows } = await (await pools).query(LIST);
       return (rows as { bus: string; last_seq: number; first_seq: number; count: number }[]).map((r) => ({
         bus: r.bus,
         lastSeq: r.last_seq,
@@ -124,8 +131,8 @@ export function createPgEventStore(db: OpenedPg, options: PgEventStoreOptions = 
       }));
     },
 
-    trim(bus, { keepLast, beforeTs }) {
-      return inTransaction(pool, async (c) => {
+    async trim(bus, { keepLast, beforeTs }) {
+      return inTransaction(await pools, async (c) => {
         // Locking the bus row first orders this against appends to the bus.
         const head = (await c.query("SELECT last_seq FROM buses WHERE bus = $1 FOR UPDATE", [bus])).rows[0] as
           | { last_seq: number }
@@ -143,8 +150,8 @@ export function createPgEventStore(db: OpenedPg, options: PgEventStoreOptions = 
       });
     },
 
-    trimAllBefore(ts) {
-      return inTransaction(pool, async (c) => {
+    async trimAllBefore(ts) {
+      return inTransaction(await pools, async (c) => {
         const { rows } = await c.query(
           "WITH d AS (DELETE FROM events WHERE ts < $1 RETURNING bus) SELECT bus, COUNT(*) AS n FROM d GROUP BY bus ORDER BY bus",
           [ts],
@@ -157,13 +164,18 @@ export function createPgEventStore(db: OpenedPg, options: PgEventStoreOptions = 
     },
 
     follow(onCommit: RemoteCommit, watched: () => Iterable<string>) {
-      return followPg(db, {
-        node,
-        onCommit,
-        watched,
-        pollMs: options.pollMs ?? 1000,
-        log,
-      });
+      let stop: (() => void) | undefined;
+      let stopped = false;
+      opened.then(
+        (d) => {
+          if (!stopped) stop = followPg(d, { node, onCommit, watched, pollMs: options.pollMs ?? 1000, log });
+        },
+        () => {}, // the store never opened: nothing to follow
+      );
+      return () => {
+        stopped = true;
+        stop?.();
+      };
     },
   };
 }
