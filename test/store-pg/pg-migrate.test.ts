@@ -109,3 +109,16 @@ test("a database written by a newer tsclaw is refused with schema_too_new and le
   expect((refused as Error).message).toContain(new URL(url).pathname.slice(1)); // names the database
   expect(await query(url, "SELECT value FROM claw_meta WHERE key = 'schema_version'")).toEqual([{ value: "999" }]);
 });
+
+test("a database at an older version gets only the steps past it", async () => {
+  const url = await createTestDatabase(server.url);
+  await (await openPg(url)).close();
+  await query(url, "INSERT INTO meta (key, value) VALUES ('kept', 'yes')");
+  await query(url, "DROP TABLE nodes"); // as a version-3 database was
+  await query(url, "UPDATE claw_meta SET value = '3' WHERE key = 'schema_version'");
+  const opened = await openPg(url);
+  await opened.close();
+  expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
+  expect(await query(url, "SELECT value FROM meta WHERE key = 'kept'")).toEqual([{ value: "yes" }]);
+  expect(await query(url, "SELECT COUNT(*)::int AS n FROM nodes")).toEqual([{ n: 0 }]);
+});

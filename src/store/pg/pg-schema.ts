@@ -10,6 +10,8 @@
  * collation, so lists sort as SQLite sorts them (by code point), whatever the database's locale.
  */
 
+import { nodesPgSchema } from "../schema/nodes.js";
+
 /** Versions 1–3 of the SQLite schema, as PostgreSQL creates them in one step. */
 const baseSchema = /* sql */ `
 CREATE TABLE meta (
@@ -190,7 +192,10 @@ export interface PgMigration {
  * its version. Each SQLite migration needs its PostgreSQL counterpart here, under the same
  * version number (a test checks the two end at the same version). Never edit one that shipped.
  */
-export const PG_MIGRATIONS: readonly PgMigration[] = [{ version: 3, sql: baseSchema }];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  { version: 3, sql: baseSchema },
+  { version: 4, sql: nodesPgSchema },
+];
 
 /** The schema version the PostgreSQL migrations end at. */
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
