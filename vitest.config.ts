@@ -14,6 +14,21 @@ const TYPED_API_SUITE = [
   "test/nodes/list-nodes.test.ts",
 ];
 
+/**
+ * The same suite on PostgreSQL: one server for the run, a fresh database per claw. Until
+ * createClaw opens PostgreSQL for a postgres:// URL it runs on request only (`npm run test:pg`,
+ * TSCLAW_TEST_PG=1); then it joins `npm test` by dropping that condition.
+ */
+const POSTGRES = {
+  extends: true,
+  test: {
+    name: "postgres",
+    include: TYPED_API_SUITE,
+    env: { TSCLAW_TEST_STORE: "postgres" },
+    globalSetup: ["test/helpers/pg-global-setup.ts"],
+  },
+};
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -29,6 +44,7 @@ export default defineConfig({
         extends: true,
         test: { name: "remote", include: TYPED_API_SUITE, env: { TSCLAW_TEST_CLAW: "remote" } },
       },
+      ...(process.env.TSCLAW_TEST_PG === "1" ? [POSTGRES] : []),
     ],
   },
 });
