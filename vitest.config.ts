@@ -15,9 +15,8 @@ const TYPED_API_SUITE = [
 ];
 
 /**
- * The same suite on PostgreSQL: one server for the run, a fresh database per claw. Until
- * createClaw opens PostgreSQL for a postgres:// URL it runs on request only (`npm run test:pg`,
- * TSCLAW_TEST_PG=1); then it joins `npm test` by dropping that condition.
+ * The same suite on PostgreSQL: one server for the run (started by the global setup from
+ * Debian's binaries), a fresh database per claw. `npm run test:pg` runs it alone.
  */
 const POSTGRES = {
   extends: true,
@@ -44,7 +43,7 @@ export default defineConfig({
         extends: true,
         test: { name: "remote", include: TYPED_API_SUITE, env: { TSCLAW_TEST_CLAW: "remote" } },
       },
-      ...(process.env.TSCLAW_TEST_PG === "1" ? [POSTGRES] : []),
+      POSTGRES,
     ],
   },
 });

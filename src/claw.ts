@@ -22,9 +22,7 @@ import { type Identity, loadIdentity } from "./identity.js";
 import { NodeService } from "./nodes/node-service.js";
 import { OPS, type RegisteredOp } from "./ops/index.js";
 import type { Services } from "./services.js";
-import { openDb } from "./store/db.js";
-import { createSqliteEventStore } from "./store/sqlite-event-store.js";
-import { SqliteSql } from "./store/sqlite-sql.js";
+import { openStore } from "./store/open-storage.js";
 import { StorageGuard } from "./store/storage-guard.js";
 import type { OpenedStream } from "./stream.js";
 import { MemoryService } from "./tasks/memory-service.js";
@@ -72,16 +70,17 @@ export type StreamHead<N extends StreamOpName> = Omit<OpOutput<N>, "sub">;
 export function createClaw(options: ClawOptions = {}): Claw {
   const config = resolveConfig(options);
   const sandbox = sandboxOf(config.sandbox); // before the database: a refused sandbox opens nothing
-  const opened = openDb(config.db, { durability: config.durability });
-  const db = opened.db;
-  const sql = new SqliteSql(db);
-  const storage = new StorageGuard(opened.path);
+  const store = openStore(config.db, { durability: config.durability });
+  const sql = store.sql;
+  // Files that can be deleted under a running server: SQLite's. A PostgreSQL outage shows as
+  // storage_unavailable from the queries themselves.
+  const storage = new StorageGuard(store.db ? store.path : ":memory:");
   let loaded: Identity | undefined;
   const identity = (): Identity => {
     if (!loaded) throw new ClawError("internal", "the claw is still starting; await claw.ready() first");
     return loaded;
   };
-  const bus = new BusService(createSqliteEventStore(sql), {
+  const bus = new BusService(store.events, {
     maxPayloadBytes: config.limits.maxPayloadBytes,
     retention: config.retention,
     beforeAck: () => storage.assertIntact(),
@@ -98,12 +97,20 @@ export function createClaw(options: ClawOptions = {}): Claw {
   });
   const nodes = new NodeService({ sql, leaseMs: config.leaseMs, url: () => config.url, log: config.log });
   const tokens = new ScopedTokens();
-  const sessions = new SessionService({ config, sql, bus, bash, tokens });
-  const tasks = new TaskService({ config, sql, bus, sessions, identity });
+  const owner = { node: nodes.id, leaseMs: config.leaseMs };
+  const sessions = new SessionService({ config, sql, bus, bash, tokens, ...owner });
+  const tasks = new TaskService({ config, sql, bus, sessions, identity, ...owner });
   const memory = new MemoryService({ config, sql });
   const services: Services = {
     config,
-    db,
+    get db() {
+      if (!store.db)
+        throw new ClawError(
+          "internal",
+          "services.db is the SQLite connection; this claw runs on PostgreSQL (use services.sql)",
+        );
+      return store.db;
+    },
     sql,
     get identity() {
       return identity();
@@ -123,9 +130,11 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs, [telemetryMiddleware]);
   const call = ((name: string, args: unknown, ctx?: CallContext) => dispatcher.call(name, args, ctx)) as Caller;
   const ready = (async () => {
+    await store.ready;
     loaded = await loadIdentity(sql, config.name, config.project);
-    // The database lock is held: whatever a previous server on this database left running dies now.
-    if (config.db !== ":memory:") {
+    // The database lock is held: whatever a previous server on this database left running dies
+    // now. Not on PostgreSQL: other nodes may share this machine, and their bash is not ours.
+    if (store.kind === "sqlite" && config.db !== ":memory:") {
       const reaped = bash.reapLeftovers();
       if (reaped > 0)
         config.log(`tsclaw: killed ${reaped} bash processes a previous server on ${config.db} left running`);
@@ -180,7 +189,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
         tokens.revokeAll();
         await bus.close();
         storage.stop();
-        opened.close();
+        await store.close();
       })();
       return closing;
     },

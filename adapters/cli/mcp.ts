@@ -1,9 +1,10 @@
 /** `tsclaw mcp`: MCP over stdio, on a database of its own or relayed to a running server (--url). */
-import { createClaw } from "../../src/claw.js";
+
 import { relayMcpStdio, serveMcpStdio } from "../mcp/stdio.js";
 import type { CommandLine } from "./flags.js";
 import { flagsHelp } from "./help.js";
 import { remoteOf } from "./remote.js";
+import { startClaw } from "./start-claw.js";
 
 /** Help of `tsclaw mcp`. */
 export const MCP_HELP = `Usage: tsclaw mcp [flags]
@@ -37,7 +38,7 @@ export async function mcpCommand(cl: CommandLine): Promise<number> {
       await Promise.race([relayMcpStdio(url, headers), signalled]);
       return 0;
     }
-    const claw = createClaw(cl.clawOptions());
+    const claw = await startClaw(cl.clawOptions());
     try {
       await Promise.race([serveMcpStdio(claw), signalled]);
     } finally {

@@ -2,9 +2,10 @@
 
 import { providerKeyStatus } from "../../src/agent/provider.js";
 import { isProviderKeyVar } from "../../src/bash/env.js";
-import { createClaw } from "../../src/claw.js";
+import type { Claw } from "../../src/claw.js";
 import { DEFAULTS } from "../../src/config/defaults.js";
 import type { listenAddress } from "../../src/config/parsers.js";
+import { displayDb, storeKind } from "../../src/store/store-url.js";
 import { bindHttp } from "../http.js";
 import { createAccessPolicy } from "../security.js";
 import { defaultUiDir } from "../ui-static.js";
@@ -13,6 +14,7 @@ import type { CommandLine } from "./flags.js";
 import { flagsHelp } from "./help.js";
 import { scrubLauncherSecrets, scrubOwnSecrets } from "./scrub-secrets.js";
 import { checkTokenChoice, resolveServerToken, type TokenChoice } from "./server-token.js";
+import { startClaw } from "./start-claw.js";
 
 /** Help of `tsclaw serve`. */
 export const SERVE_HELP = `Usage: tsclaw serve [flags]
@@ -55,17 +57,16 @@ export async function serve(cl: CommandLine): Promise<number> {
   } catch (err) {
     throw new Error(`cannot listen on ${listen.host ?? "*"}:${listen.port}: ${(err as Error).message}`);
   }
-  let claw: ReturnType<typeof createClaw>;
+  let claw: Claw;
   try {
     // A copy: the process's own environment block is blanked below, and getenv reads from it.
-    claw = createClaw({ ...clawOptions, url: bound.url, env: { ...process.env } });
+    claw = await startClaw({ ...clawOptions, url: bound.url, env: { ...process.env } });
   } catch (err) {
     await bound.close();
     throw err;
   }
   let serverToken: ReturnType<typeof resolveServerToken>;
   try {
-    await claw.ready(); // identity and restart recovery, before anything is served
     // After the database opened: the single-writer lock decided this process owns it.
     serverToken = resolveServerToken(choice, claw.config.db);
   } catch (err) {
@@ -99,7 +100,9 @@ export async function serve(cl: CommandLine): Promise<number> {
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const where = `${listen.host ?? "all interfaces"}:${http.port}`;
   log(`tsclaw ${claw.identity.version} listening on ${http.url} (bound to ${where})`);
-  log(`  db:       ${c.db === ":memory:" ? c.db : claw.services.db.name}`);
+  log(
+    `  db:       ${storeKind(c.db) === "postgres" ? displayDb(c.db) : c.db === ":memory:" ? c.db : claw.services.db.name}`,
+  );
   log(`  model:    ${c.model} via ${c.provider}${c.baseURL ? ` at ${c.baseURL}` : ""}`);
   log(`  key:      ${providerKeyStatus(c)}`);
   if (scrubbed.skipped) log(`  WARNING:  secrets stay readable in /proc/${process.pid}/environ: ${scrubbed.skipped}`);

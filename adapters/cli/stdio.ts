@@ -1,10 +1,10 @@
 /** `tsclaw stdio`: the protocol as JSON lines on stdin/stdout; logs on stderr; exit 0 at EOF. */
 import { isProviderKeyVar } from "../../src/bash/env.js";
-import { createClaw } from "../../src/claw.js";
 import { runStdio } from "../stdio.js";
 import type { CommandLine } from "./flags.js";
 import { flagsHelp } from "./help.js";
 import { scrubOwnSecrets } from "./scrub-secrets.js";
+import { startClaw } from "./start-claw.js";
 
 /** Help of `tsclaw stdio`. */
 export const STDIO_HELP = `Usage: tsclaw stdio [flags]
@@ -25,7 +25,7 @@ ${flagsHelp("stdio")}`;
 /** Runs the stdio adapter until EOF (or SIGINT/SIGTERM); resolves with the exit code. */
 export async function stdioCommand(cl: CommandLine): Promise<number> {
   // A copy: the environment block is blanked next, and getenv reads from it.
-  const claw = createClaw({ ...cl.clawOptions(), env: { ...process.env } });
+  const claw = await startClaw({ ...cl.clawOptions(), env: { ...process.env } });
   scrubOwnSecrets(isProviderKeyVar, []); // keys out of /proc/<pid>/environ, where bash could read them
   let onSignal: () => void = () => {};
   const signalled = new Promise<void>((resolve) => (onSignal = resolve));

@@ -5,6 +5,7 @@
  * the queue at once.
  */
 import { ClawError } from "../errors.js";
+import { LOCAL_GATE, type SessionGate } from "./session-gate.js";
 import type { RunResult } from "./session-schemas.js";
 
 /** One unit of work on a session. */
@@ -31,6 +32,9 @@ interface Lane {
 export class RunScheduler {
   private readonly lanes = new Map<string, Lane>();
   private closing = false;
+
+  /** @param gate Admits a session's job across nodes (LOCAL_GATE: this process is the only runner). */
+  constructor(private readonly gate: SessionGate = LOCAL_GATE) {}
 
   /** Starts `job` now when the session is idle, else queues it; "queued" when it has to wait. */
   submit(sessionId: string, job: Job): "started" | "queued" {
@@ -103,10 +107,28 @@ export class RunScheduler {
   private begin(sessionId: string, lane: Lane, job: Job): void {
     const entry = { job, done: Promise.resolve() };
     lane.active = entry;
-    entry.done = job.start().finally(() => {
+    const settle = () => {
       if (lane.active === entry) lane.active = undefined;
       this.next(sessionId, lane);
-    });
+    };
+    if (this.gate === LOCAL_GATE) {
+      entry.done = job.start().finally(settle);
+      return;
+    }
+    // Another node may be running this session: the job holds the lane (this node's later jobs
+    // wait behind it) while it waits for the session's lease, and gives the lease back at its end.
+    const signal = job.controller.signal;
+    entry.done = this.gate
+      .enter(sessionId, signal)
+      .then(
+        () =>
+          job.start().finally(
+            () => this.gate.leave(sessionId).catch(() => {}), // a lease not given back lapses by itself
+          ),
+        (err: unknown) =>
+          job.drop(err instanceof ClawError ? err : new ClawError("cancelled", "cancelled before it started")),
+      )
+      .finally(settle);
   }
 
   private next(sessionId: string, lane: Lane): void {

@@ -4,6 +4,7 @@
  * its operation answers, and leaves in the same transaction that stores it as a user message,
  * so it is delivered exactly once, across restarts and compactions.
  */
+import { ownerGone, skipLocked } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import type { Message } from "./session-schemas.js";
 import type { SessionStore } from "./session-store.js";
@@ -26,7 +27,7 @@ export interface PendingCounts {
 }
 
 const S = {
-  insert: "INSERT INTO session_queue (session_id, kind, text, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+  insert: "INSERT INTO session_queue (session_id, kind, text, created_at, node) VALUES (?, ?, ?, ?, ?) RETURNING id",
   ofKind: "SELECT id, session_id, kind, text FROM session_queue WHERE session_id = ? AND kind = ? ORDER BY id LIMIT ?",
   allOfKind: "SELECT id, session_id, kind, text FROM session_queue WHERE session_id = ? AND kind = ? ORDER BY id",
   byId: "SELECT id, session_id, kind, text FROM session_queue WHERE id = ?",
@@ -34,7 +35,6 @@ const S = {
   has: "SELECT 1 AS one FROM session_queue WHERE session_id = ? AND kind = ? LIMIT 1",
   counts: "SELECT kind, COUNT(*) AS n FROM session_queue WHERE session_id = ? GROUP BY kind",
   clear: "DELETE FROM session_queue WHERE session_id = ? AND kind IN ('steer', 'follow_up')",
-  prompts: "SELECT id, session_id, kind, text FROM session_queue WHERE kind = 'prompt' ORDER BY id",
 } as const;
 
 /** Statements over `session_queue`. */
@@ -42,11 +42,13 @@ export class SessionQueueStore {
   constructor(
     private readonly sql: Sql,
     private readonly messages: SessionStore,
+    /** This process's node: the owner of the prompts it queues. */
+    private readonly node: string,
   ) {}
 
   /** Stores a message; returns its row id. */
   async add(sessionId: string, kind: QueueKind, text: string): Promise<number> {
-    const row = await this.sql.get<{ id: number }>(S.insert, [sessionId, kind, text, Date.now()]);
+    const row = await this.sql.get<{ id: number }>(S.insert, [sessionId, kind, text, Date.now(), this.node]);
     return Number(row!.id);
   }
 
@@ -107,8 +109,19 @@ export class SessionQueueStore {
     return (await this.sql.run(S.clear, [sessionId])).changes;
   }
 
-  /** Every waiting prompt, oldest first (restart recovery). */
-  async allPrompts(): Promise<Array<{ id: number; sessionId: string }>> {
-    return (await this.sql.all<QueueRow>(S.prompts)).map((r) => ({ id: Number(r.id), sessionId: r.session_id }));
+  /**
+   * Claims the waiting prompts of gone nodes for this one, oldest first (restart recovery, and
+   * on PostgreSQL the sweep for lost nodes): one UPDATE that skips rows another node is
+   * claiming, so each prompt is run by exactly one node.
+   */
+  async claimPrompts(live: readonly string[]): Promise<Array<{ id: number; sessionId: string }>> {
+    const gone = ownerGone("node", live);
+    const rows = await this.sql.all<QueueRow>(
+      `UPDATE session_queue SET node = ? WHERE id IN (
+         SELECT id FROM session_queue WHERE kind = 'prompt' AND ${gone.sql}${skipLocked(this.sql)}
+       ) RETURNING id, session_id, kind, text`,
+      [this.node, ...gone.params],
+    );
+    return rows.map((r) => ({ id: Number(r.id), sessionId: r.session_id })).sort((a, b) => a.id - b.id);
   }
 }

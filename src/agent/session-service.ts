@@ -21,12 +21,14 @@ import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config.js";
 import { ClawError } from "../errors.js";
+import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import type { AgentEvent } from "./agent-events.js";
 import type { CompactOutcome } from "./compact.js";
 import { ModelCaller } from "./model-call.js";
 import { checkKnownProvider, defaultModelFor, ModelClients, resolveProvider } from "./provider.js";
 import { RunScheduler } from "./run-scheduler.js";
+import { LeaseGate, LOCAL_GATE, type SessionGate } from "./session-gate.js";
 import { compactJob, type PreparedRun, runJob } from "./session-jobs.js";
 import type { PendingCounts } from "./session-queue.js";
 import { type EnsureSessionArgs, hasRef, type RunResult, type Session, type SessionRef } from "./session-schemas.js";
@@ -42,6 +44,10 @@ export interface SessionServiceDeps {
   bash: BashRunner;
   /** Where each run's scoped CLAW_TOKEN is minted. */
   tokens: ScopedTokens;
+  /** This process's node id: the owner of its runs, queued prompts and session leases. */
+  node: string;
+  /** How long a node may miss heartbeats before its work is recovered and its session leases lapse. */
+  leaseMs: number;
 }
 
 /** Options of {@link SessionService.run}. */
@@ -71,12 +77,19 @@ const newRunId = () => `run_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
 export class SessionService {
   /** Row access; read-only operations use it directly. */
   readonly store: SessionStore;
-  private readonly scheduler = new RunScheduler();
+  private readonly scheduler: RunScheduler;
+  /** One run per session across nodes (a no-op on SQLite, where this process is the only one). */
+  private readonly gate: SessionGate;
+  private sweeper?: NodeJS.Timeout;
+  private sweeping: Promise<void> = Promise.resolve();
+  private closed = false;
   private readonly clients = new ModelClients();
   private readonly model: ModelCaller;
 
   constructor(readonly deps: SessionServiceDeps) {
-    this.store = new SessionStore(deps.sql);
+    this.store = new SessionStore(deps.sql, deps.node);
+    this.gate = deps.sql.dialect === "postgres" ? new LeaseGate(deps.sql, deps.node, deps.leaseMs) : LOCAL_GATE;
+    this.scheduler = new RunScheduler(this.gate);
     this.model = new ModelCaller(deps.config.log);
   }
 
@@ -86,9 +99,36 @@ export class SessionService {
    */
   async start(): Promise<void> {
     const { log } = this.deps.config;
-    const interrupted = await this.store.interruptStaleRuns();
-    if (interrupted > 0) log(`tsclaw: ${interrupted} session run(s) were interrupted by the last shutdown`);
-    for (const { id, sessionId } of await this.store.queue.allPrompts()) {
+    await this.recover(true);
+    if (this.deps.sql.dialect === "postgres") {
+      this.sweeper = setInterval(
+        () => {
+          this.sweeping = this.sweeping
+            .then(() => this.recover(false))
+            .catch((err: unknown) => {
+              if (!this.closed) log(`tsclaw: recovering the runs and prompts of lost nodes failed: ${String(err)}`);
+            });
+          void this.gate.renew().catch(() => {}); // the next sweep, or the lease itself, covers a miss
+        },
+        Math.floor(this.deps.leaseMs / 3),
+      );
+      this.sweeper.unref();
+    }
+  }
+
+  /** Runs of gone nodes end as interrupted; their queued prompts are claimed and run here, in order. */
+  private async recover(restart: boolean): Promise<void> {
+    const { log } = this.deps.config;
+    if (this.closed) return;
+    const live = await liveNodes(this.deps.sql, this.deps.node);
+    const interrupted = await this.store.interruptStaleRuns(live);
+    if (interrupted > 0)
+      log(
+        restart
+          ? `tsclaw: ${interrupted} session run(s) were interrupted by the last shutdown`
+          : `tsclaw: ${interrupted} session run(s) of lost nodes were marked interrupted`,
+      );
+    for (const { id, sessionId } of await this.store.queue.claimPrompts(live)) {
       const session = await this.store.find({ sessionId });
       if (!session) continue;
       try {
@@ -266,8 +306,11 @@ export class SessionService {
   }
 
   /** Aborts active runs, drops waiting ones (queued prompts stay stored for the next start) and waits. */
-  close(): Promise<void> {
-    return this.scheduler.close();
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    await this.sweeping;
+    await this.scheduler.close();
   }
 
   private newSession(args: EnsureSessionArgs): Session {

@@ -58,6 +58,7 @@ export class BusService {
   private readonly retention: RetentionOptions;
   private readonly beforeAck: () => void;
   private readonly sinceTrim = new Map<string, number>();
+  private readonly retaining = new Set<Promise<void>>();
   private readonly stopFollowing: () => void;
   private ageTimer?: NodeJS.Timeout;
   private closed = false;
@@ -234,9 +235,19 @@ export class BusService {
     this.background(this.store.trim(bus, { keepLast: max }));
   }
 
-  /** Storage work nobody waits for (retention): a failure is logged, and the next sweep retries. */
+  /**
+   * Storage work no call waits for (retention): a failure is logged, and the next sweep
+   * retries. `list` waits for it, so the counts it reports include the trims already due.
+   */
   private background(work: Promise<unknown>): void {
-    work.catch((err: Error) => process.stderr.write(`tsclaw: bus retention failed: ${err.message}\n`));
+    const settled = work.then(
+      () => {},
+      (err: Error) => {
+        process.stderr.write(`tsclaw: bus retention failed: ${err.message}\n`);
+      },
+    );
+    this.retaining.add(settled);
+    void settled.finally(() => this.retaining.delete(settled));
   }
 
   /** Registers a listener for committed events of `bus` (this node's and others'); returns its removal. */
@@ -258,6 +269,7 @@ export class BusService {
   /** Every bus with its first and last seq and count, counting every `out` called so far. */
   async list(): Promise<BusInfo[]> {
     await this.settle();
+    await Promise.all(this.retaining);
     return this.store.list();
   }
 

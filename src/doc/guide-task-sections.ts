@@ -27,7 +27,9 @@ nextAction}\`, where \`nextAction\` is the exact next call: \`{"op": "check_task
   that resumes the work.
 - The summary is the run's last assistant text (none → \`completed_no_summary\`). A failed run has
   \`error: {code, message, category, suggestedRecovery}\`. After a server restart, a task that
-  was running becomes \`error\` with code \`interrupted\`.
+  was running becomes \`error\` with code \`interrupted\`; with several nodes on PostgreSQL, a task
+  whose node died becomes \`error\` with code \`node_lost\` once that node's lease lapses. Neither
+  is re-run on its own.
 - \`get_task\` returns the task immediately, never waits. \`idempotencyKey\` makes \`run_task\`
   safe to resend: same key and arguments → the same task with \`replayed: true\`; same key, other
   arguments → \`idempotency_conflict\`.

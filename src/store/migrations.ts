@@ -5,6 +5,7 @@
 import { coreSchema } from "./schema/core.js";
 import { eventLayoutV2 } from "./schema/event-layout.js";
 import { memorySchema } from "./schema/memory.js";
+import { multiNodeSchema } from "./schema/multi-node.js";
 import { nodesSchema } from "./schema/nodes.js";
 import { sessionItemsSchema } from "./schema/session-items.js";
 import { sessionSchema } from "./schema/sessions.js";
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly string[] = [
   sessionItemsSchema,
   eventLayoutV2,
   nodesSchema,
+  multiNodeSchema,
 ];
 
 /** The schema version this build writes. */

@@ -5,6 +5,7 @@
  * SQLite's. A transaction that loses a serialization or deadlock race is retried.
  */
 import type { Pool, PoolClient } from "pg";
+import { ClawError } from "../errors.js";
 import { numberedPlaceholders, type Sql, type SqlRunResult, type SqlValue } from "./sql.js";
 
 /** SQLSTATEs after which a whole transaction may simply be run again. */
@@ -28,7 +29,7 @@ export class PgSql implements Sql {
   ) {}
 
   async all<T>(text: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return (await this.target.query(this.text(text), params as unknown[])).rows as T[];
+    return (await this.query(text, params)).rows as T[];
   }
 
   async get<T>(text: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
@@ -36,13 +37,26 @@ export class PgSql implements Sql {
   }
 
   async run(text: string, params: readonly SqlValue[] = []): Promise<SqlRunResult> {
-    return { changes: (await this.target.query(this.text(text), params as unknown[])).rowCount ?? 0 };
+    return { changes: (await this.query(text, params)).rowCount ?? 0 };
+  }
+
+  private async query(text: string, params: readonly SqlValue[]) {
+    try {
+      return await this.target.query(this.text(text), params as unknown[]);
+    } catch (err) {
+      throw unavailable(err) ?? err;
+    }
   }
 
   async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
     if (!this.pool) return this.savepoint(fn);
     for (let attempt = 1; ; attempt++) {
-      const client: PoolClient = await this.pool.connect();
+      let client: PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (err) {
+        throw unavailable(err) ?? err;
+      }
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
@@ -54,7 +68,7 @@ export class PgSql implements Sql {
           broken = e;
         });
         if (attempt < MAX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? "")) continue;
-        throw err;
+        throw unavailable(err) ?? err;
       } finally {
         client.release(broken);
       }
@@ -94,4 +108,28 @@ export function numericTypes(pgTypes: typeof import("pg").types): { getTypeParse
         ? (v: string) => Number(v)
         : pgTypes.getTypeParser(oid, format)) as typeof pgTypes.getTypeParser,
   };
+}
+
+/**
+ * The database cannot be reached or cannot take writes (connection lost or refused, server
+ * shutting down, too many connections, disk full, read-only): `storage_unavailable`, which
+ * tells clients nothing was written and to retry later. Other errors stay as they are.
+ */
+export function unavailable(err: unknown): ClawError | undefined {
+  if (err instanceof ClawError) return undefined;
+  const code = String((err as { code?: unknown } | null)?.code ?? "");
+  const message = (err as Error | null)?.message ?? "";
+  const lost =
+    /^(08|53|57P|58)/.test(code) ||
+    code === "25006" ||
+    /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN)$|^ENOTFOUND$/.test(code) ||
+    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+  if (!lost) return undefined;
+  return new ClawError(
+    "storage_unavailable",
+    `the PostgreSQL database is unavailable (${code || message}); nothing was written, retry later`,
+    {
+      postgres: code || "connection",
+    },
+  );
 }

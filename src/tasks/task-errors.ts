@@ -15,6 +15,13 @@ export function taskError(code: string, message: string, sessionKey: string | nu
         category: "restart",
         suggestedRecovery: `The server stopped while this task ran. Check what the run already did (get_messages), then ${rerun}.`,
       };
+    case "node_lost":
+      return {
+        code,
+        message,
+        category: "restart",
+        suggestedRecovery: `The node running this task stopped (its lease lapsed); the task is not re-run on its own. Check what the run already did (get_messages), then ${rerun}.`,
+      };
     case "provider_auth_missing":
       return {
         code,
@@ -61,7 +68,7 @@ export function taskError(code: string, message: string, sessionKey: string | nu
 export async function markInterrupted(
   store: TaskStore,
   taskId: string,
-  why: { message: string; latest: string; timeline: string },
+  why: { message: string; latest: string; timeline: string; code?: "interrupted" | "node_lost" },
 ): Promise<void> {
   await store.change(taskId, (t) => {
     if (t.status !== "in_progress") return undefined;
@@ -71,7 +78,7 @@ export async function markInterrupted(
         status: "error",
         phase: "ended",
         endedAt: now,
-        error: taskError("interrupted", why.message, t.sessionKey),
+        error: taskError(why.code ?? "interrupted", why.message, t.sessionKey),
         latestUpdate: { at: now, text: why.latest },
       },
       timeline: why.timeline,

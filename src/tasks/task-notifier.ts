@@ -24,6 +24,11 @@ export class TaskNotifier {
     for (const fn of this.listeners.of(task.id)) fn(false, task);
   }
 
+  /** True while someone waits on `taskId`. */
+  waiting(taskId: string): boolean {
+    return this.listeners.count(taskId) > 0;
+  }
+
   /** Wakes every listener with closing = true (shutdown). */
   closeAll(): void {
     for (const fn of this.listeners.all()) fn(true);

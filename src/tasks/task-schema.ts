@@ -102,7 +102,7 @@ export type Receipt = z.infer<typeof receiptSchema>;
 
 /** Why a task failed and what to do about it. */
 export const taskErrorSchema = z.object({
-  code: z.string().describe('e.g. "interrupted", "provider_error", "provider_auth_missing"'),
+  code: z.string().describe('e.g. "interrupted", "node_lost", "provider_error", "provider_auth_missing"'),
   message: z.string(),
   category: z.string().describe('"restart", "provider", "auth", "run", "internal"'),
   suggestedRecovery: z.string().describe("What a caller should do next"),

@@ -8,13 +8,13 @@ import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config.js";
 import { ClawError } from "../errors.js";
 import type { Identity } from "../identity.js";
+import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import { applyUpdate, type TaskUpdateArgs } from "./completion.js";
 import { type Idempotent, onceIn, raceOnce } from "./idempotency.js";
 import { clip } from "./run-events.js";
 import type { SessionPort, TaskSession } from "./session-port.js";
-import { markInterrupted } from "./task-errors.js";
-import { publishTaskEvent } from "./task-events.js";
+import { publishTaskEvent, type TaskEvent } from "./task-events.js";
 import {
   type CheckTaskArgs,
   type CheckTaskResult,
@@ -25,12 +25,14 @@ import {
 } from "./task-inputs.js";
 import { listTasks, recentHandoffs } from "./task-list.js";
 import { TaskNotifier } from "./task-notifier.js";
+import { claimQueuedRunTasks, endLostRunTasks, holdRunTask } from "./task-recovery.js";
 import { TaskRunner } from "./task-runner.js";
 import type { Task, TaskInclude } from "./task-schema.js";
 import { ACTIONABLE, continuePolling, nextActionFor, TERMINAL } from "./task-status.js";
 import { type TaskRecord, TaskStore } from "./task-store.js";
 import { toTask } from "./task-view.js";
 import { waitForTask } from "./task-waiter.js";
+import { TASKS_BUS } from "./tasks-bus.js";
 import { TaskTelemetry } from "./telemetry.js";
 
 /** What the task service is built from. */
@@ -41,6 +43,10 @@ export interface TaskServiceDeps {
   sessions: SessionPort;
   /** This instance's identity (loaded before the service starts). */
   identity: () => Identity;
+  /** This process's node id: the owner of the run tasks it creates and claims. */
+  node: string;
+  /** How long a node may miss heartbeats before its work is recovered (PostgreSQL nodes sweep every third of it). */
+  leaseMs: number;
 }
 
 /** Owns tasks, receipts and telemetry. */
@@ -53,6 +59,9 @@ export class TaskService {
   readonly telemetry: TaskTelemetry;
   private readonly runner: TaskRunner;
   private closed = false;
+  private sweeper?: NodeJS.Timeout;
+  private sweeping: Promise<void> = Promise.resolve();
+  private unfollow = () => {};
 
   constructor(readonly deps: TaskServiceDeps) {
     // The one place a task change is announced: waiters wake and the `tasks` bus gets its event.
@@ -67,15 +76,19 @@ export class TaskService {
     this.runner = new TaskRunner(this.store, deps.sessions, deps.config.log, this.telemetry);
   }
 
-  /** Restart recovery: run tasks left in_progress by a dead process become error/interrupted; queued ones start. */
+  /**
+   * Restart recovery: run tasks a gone node left in progress become error (interrupted after a
+   * SQLite restart, node_lost on PostgreSQL); its queued ones are claimed and start here. With
+   * several nodes (PostgreSQL), the same sweep runs every third of the lease, and task changes
+   * made on other nodes (they arrive on the tasks bus) wake this node's check_task waits and
+   * stop its runs of tasks cancelled or ended elsewhere.
+   */
   async start(): Promise<void> {
-    for (const t of await this.store.runTasksWithStatus("in_progress")) {
-      await markInterrupted(this.store, t.id, {
-        message: "the server restarted while this task ran (its process ended)",
-        latest: "interrupted: the server restarted",
-        timeline: "interrupted: the server restarted",
+    if (this.deps.sql.dialect === "postgres")
+      this.unfollow = this.deps.bus.listen(TASKS_BUS, (events) => {
+        for (const e of events) this.onTaskEvent(JSON.parse(e.payloadJson) as TaskEvent);
       });
-    }
+    await this.sweep();
     for (const status of ["blocked", "needs_human"] as const) {
       for (const t of await this.store.runTasksWithStatus(status)) {
         if (t.phase === "waiting_human") continue;
@@ -84,13 +97,52 @@ export class TaskService {
         );
       }
     }
-    for (const t of await this.store.runTasksWithStatus("todo")) this.runner.enqueue(t);
+    if (this.deps.sql.dialect === "postgres") {
+      this.sweeper = setInterval(
+        () => {
+          this.sweeping = this.sweeping
+            .then(() => this.sweep())
+            .catch((err: unknown) => {
+              if (!this.closed)
+                this.deps.config.log(`tsclaw: recovering the work of lost nodes failed: ${String(err)}`);
+            });
+        },
+        Math.floor(this.deps.leaseMs / 3),
+      );
+      this.sweeper.unref();
+    }
+  }
+
+  /** Ends the in-progress run tasks of gone nodes and starts their queued ones here. */
+  private async sweep(): Promise<void> {
+    if (this.closed) return;
+    const live = await liveNodes(this.deps.sql, this.deps.node);
+    await endLostRunTasks(this.store, live);
+    for (const t of await claimQueuedRunTasks(this.deps.sql, this.deps.node, live)) this.runner.enqueue(t);
+  }
+
+  /** A task changed (here or on another node). */
+  private onTaskEvent(e: TaskEvent): void {
+    if (this.closed || e?.type !== "task") return;
+    // A change made on another node: the waits here learn of it from a fresh read.
+    if (this.notifier.waiting(e.taskId))
+      void this.store.find(e.taskId).then(
+        (t) => t && this.notifier.changed(t),
+        () => {},
+      );
+    if (e.status === "cancelled" || e.status === "error") {
+      // Cancelled, or declared lost, elsewhere: a run of it here stops, a queued one never starts.
+      if (!this.runner.dequeue(e.taskId) && this.runner.isRunning(e.taskId)) void this.runner.stop(e.taskId);
+    }
   }
 
   /** Stops runners (their tasks become error/interrupted) and answers every waiting check_task. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.sweeper);
+    this.unfollow();
+    await this.sweeping;
     this.notifier.closeAll();
     await this.runner.close();
     this.notifier.closeAll();
@@ -140,6 +192,7 @@ export class TaskService {
         },
         "created (queued on its session)",
       );
+      await holdRunTask(store.sql, t.id, this.deps.node);
       return { taskId: t.id };
     });
     const t = await this.store.get(result.taskId);

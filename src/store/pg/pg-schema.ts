@@ -9,7 +9,7 @@
  * with a GIN index instead of an FTS5 table. Text keys that are listed in order use the "C"
  * collation, so lists sort as SQLite sorts them (by code point), whatever the database's locale.
  */
-
+import { multiNodeSchema } from "../schema/multi-node.js";
 import { nodesPgSchema } from "../schema/nodes.js";
 
 /** Versions 1–3 of the SQLite schema, as PostgreSQL creates them in one step. */
@@ -48,6 +48,8 @@ CREATE TABLE idempotency (
 );
 
 CREATE TABLE sessions (
+  -- SQLite's implicit rowid: list_sessions pages newest first by it (insertion order; a time would tie).
+  rowid        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
   id           TEXT PRIMARY KEY,
   key          TEXT NOT NULL UNIQUE,
   name         TEXT,
@@ -195,6 +197,7 @@ export interface PgMigration {
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 3, sql: baseSchema },
   { version: 4, sql: nodesPgSchema },
+  { version: 5, sql: multiNodeSchema },
 ];
 
 /** The schema version the PostgreSQL migrations end at. */

@@ -1,0 +1,20 @@
+/**
+ * createClaw for the CLI commands, waiting for its start: a database that cannot be opened (a
+ * PostgreSQL server that refuses, a newer schema) fails the command at once with the reason,
+ * before anything is served.
+ */
+import { type Claw, createClaw } from "../../src/claw.js";
+import type { ClawOptions } from "../../src/config.js";
+import { displayDb } from "../../src/store/store-url.js";
+
+/** A started claw; throws (having closed it) with a message naming the database when it cannot start. */
+export async function startClaw(options: ClawOptions): Promise<Claw> {
+  const claw = createClaw(options);
+  try {
+    await claw.ready();
+  } catch (err) {
+    await claw.close().catch(() => {});
+    throw new Error(`cannot open ${displayDb(claw.config.db)}: ${(err as Error).message}`);
+  }
+  return claw;
+}

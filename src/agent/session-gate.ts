@@ -1,0 +1,84 @@
+/**
+ * One run per session across every node of a shared database. Each node's run scheduler already
+ * runs a session's jobs one at a time; before a job starts, the node also takes the session's
+ * lease in the database, and gives it back when the job ends. A lease names its node and expires
+ * unless renewed (the node heartbeat renews all of its own), so a node that dies holds no
+ * session longer than the lease time. On a SQLite file the single-writer lock already makes the
+ * process the only runner: the local gate admits at once and costs nothing.
+ */
+import { ClawError } from "../errors.js";
+import type { Sql } from "../store/sql.js";
+
+/** Admits a session's next job, across nodes. */
+export interface SessionGate {
+  /** Resolves when this node holds `sessionId`'s lease; rejects `cancelled` when `signal` aborts first. */
+  enter(sessionId: string, signal: AbortSignal): Promise<void>;
+  /** Gives the lease back (a no-op when it is not held). */
+  leave(sessionId: string): Promise<void>;
+  /** Extends every lease this node holds (the node heartbeat calls it). */
+  renew(): Promise<void>;
+}
+
+/** One process, one runner: nothing to wait for. */
+export const LOCAL_GATE: SessionGate = {
+  enter: async () => {},
+  leave: async () => {},
+  renew: async () => {},
+};
+
+/** First and longest wait between two tries at a lease another node holds. */
+const FIRST_RETRY_MS = 10;
+const MAX_RETRY_MS = 200;
+
+/** The lease table's gate (PostgreSQL nodes). */
+export class LeaseGate implements SessionGate {
+  constructor(
+    private readonly sql: Sql,
+    private readonly node: string,
+    private readonly leaseMs: number,
+  ) {}
+
+  async enter(sessionId: string, signal: AbortSignal): Promise<void> {
+    for (let wait = FIRST_RETRY_MS; ; wait = Math.min(MAX_RETRY_MS, wait * 2)) {
+      if (signal.aborted) throw new ClawError("cancelled", "cancelled before it started");
+      if (await this.tryTake(sessionId)) return;
+      await sleep(wait, signal);
+    }
+  }
+
+  async leave(sessionId: string): Promise<void> {
+    await this.sql.run("DELETE FROM session_leases WHERE session_id = ? AND node = ?", [sessionId, this.node]);
+  }
+
+  async renew(): Promise<void> {
+    await this.sql.run("UPDATE session_leases SET expires_at = ? WHERE node = ?", [
+      Date.now() + this.leaseMs,
+      this.node,
+    ]);
+  }
+
+  /** Takes the lease when it is free, expired, or already this node's. */
+  private async tryTake(sessionId: string): Promise<boolean> {
+    const now = Date.now();
+    const { changes } = await this.sql.run(
+      `INSERT INTO session_leases (session_id, node, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at
+         WHERE session_leases.expires_at < ? OR session_leases.node = excluded.node`,
+      [sessionId, this.node, now + this.leaseMs, now],
+    );
+    return changes === 1;
+  }
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * Run tasks whose node is gone. In progress, they end as `error`: `interrupted` after a restart
+ * on SQLite (the previous process is the only node that could have run them), `node_lost` on
+ * PostgreSQL, where another node noticed the lease lapse. They are never re-run: their side
+ * effects may have happened. Still queued, they are claimed by this node to run here: the claim
+ * is one UPDATE that skips rows another node is claiming at the same time, so exactly one node
+ * gets each task.
+ */
+import { ownerGone, skipLocked } from "../nodes/owners.js";
+import type { Sql } from "../store/sql.js";
+import { markInterrupted } from "./task-errors.js";
+import { fromRaw, type RawTask } from "./task-record.js";
+import type { TaskRecord, TaskStore } from "./task-store.js";
+
+/** Ends the in-progress run tasks of gone nodes; resolves with how many. */
+export async function endLostRunTasks(store: TaskStore, live: readonly string[]): Promise<number> {
+  const gone = ownerGone("run_node", live);
+  const lost = await store.sql.all<{ id: string }>(
+    `SELECT id FROM tasks WHERE kind = 'run' AND status = 'in_progress' AND ${gone.sql} ORDER BY seq`,
+    gone.params,
+  );
+  const restart = store.sql.dialect === "sqlite";
+  for (const { id } of lost) {
+    await markInterrupted(
+      store,
+      id,
+      restart
+        ? {
+            message: "the server restarted while this task ran (its process ended)",
+            latest: "interrupted: the server restarted",
+            timeline: "interrupted: the server restarted",
+          }
+        : {
+            code: "node_lost",
+            message: "the node running this task stopped renewing its lease (it died or lost the database)",
+            latest: "node lost: its node stopped renewing its lease",
+            timeline: "node lost: the node running it stopped renewing its lease",
+          },
+    );
+  }
+  return lost.length;
+}
+
+/** Claims the queued run tasks of gone nodes for `node`, oldest first. */
+export async function claimQueuedRunTasks(sql: Sql, node: string, live: readonly string[]): Promise<TaskRecord[]> {
+  const gone = ownerGone("run_node", live);
+  const rows = await sql.all<RawTask>(
+    `UPDATE tasks SET run_node = ? WHERE id IN (
+       SELECT id FROM tasks WHERE kind = 'run' AND status = 'todo' AND ${gone.sql}${skipLocked(sql)}
+     ) RETURNING *`,
+    [node, ...gone.params],
+  );
+  return rows.map(fromRaw).sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/** Records that `node` holds the run task (it was created or started there). */
+export async function holdRunTask(sql: Sql, taskId: string, node: string): Promise<void> {
+  await sql.run("UPDATE tasks SET run_node = ? WHERE id = ?", [node, taskId]);
+}
