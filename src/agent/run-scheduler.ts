@@ -122,9 +122,12 @@ export class RunScheduler {
       .enter(sessionId, signal)
       .then(
         () =>
-          job.start().finally(
-            () => this.gate.leave(sessionId).catch(() => {}), // a lease not given back lapses by itself
-          ),
+          job.start().finally(() => {
+            // Not awaited: the lane is free as soon as the job ends (an abort then finds nothing
+            // to abort), and the gate orders this release before the node's next take. A lease
+            // not given back lapses by itself.
+            this.gate.leave(sessionId).catch(() => {});
+          }),
         (err: unknown) =>
           job.drop(err instanceof ClawError ? err : new ClawError("cancelled", "cancelled before it started")),
       )

@@ -32,6 +32,9 @@ const MAX_RETRY_MS = 200;
 
 /** The lease table's gate (PostgreSQL nodes). */
 export class LeaseGate implements SessionGate {
+  /** Per session, this node's last release still under way: the next take waits for it. */
+  private readonly releasing = new Map<string, Promise<void>>();
+
   constructor(
     private readonly sql: Sql,
     private readonly node: string,
@@ -39,6 +42,7 @@ export class LeaseGate implements SessionGate {
   ) {}
 
   async enter(sessionId: string, signal: AbortSignal): Promise<void> {
+    await this.releasing.get(sessionId); // an earlier release must never delete a newer take
     for (let wait = FIRST_RETRY_MS; ; wait = Math.min(MAX_RETRY_MS, wait * 2)) {
       if (signal.aborted) throw new ClawError("cancelled", "cancelled before it started");
       if (await this.tryTake(sessionId)) return;
@@ -46,8 +50,16 @@ export class LeaseGate implements SessionGate {
     }
   }
 
-  async leave(sessionId: string): Promise<void> {
-    await this.sql.run("DELETE FROM session_leases WHERE session_id = ? AND node = ?", [sessionId, this.node]);
+  leave(sessionId: string): Promise<void> {
+    const done = (this.releasing.get(sessionId) ?? Promise.resolve())
+      .then(() => this.sql.run("DELETE FROM session_leases WHERE session_id = ? AND node = ?", [sessionId, this.node]))
+      .then(() => {});
+    const settled = done.catch(() => {});
+    this.releasing.set(sessionId, settled);
+    void settled.then(() => {
+      if (this.releasing.get(sessionId) === settled) this.releasing.delete(sessionId);
+    });
+    return done;
   }
 
   async renew(): Promise<void> {

@@ -155,6 +155,8 @@ test("cancel_task on a running task kills its bash (the pid is gone) and ends th
   const r = await claw.task.run({ prompt: "sleep for a minute", sessionKey: "cancel-me" });
   const pid = await readPid(pidFile);
   expect(processAlive(pid)).toBe(true);
+  // Progress is recorded as the run reports it, which may land a moment after bash started.
+  await until(async () => (await claw.task.get({ taskId: r.taskId })).phase === "running_tool");
   const running = await claw.task.get({ taskId: r.taskId });
   expect(running).toMatchObject({ status: "in_progress", phase: "running_tool" });
   expect(running.latestUpdate?.text).toContain("running bash: sleep 60");
