@@ -2,7 +2,7 @@
 import { afterEach, expect, test } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { answer, callBash } from "../fixtures/fake-responses.js";
-import { fixture, type Gate, gate, taskClaw } from "./helpers.js";
+import { fixture, type Gate, gate, taskClaw, until } from "./helpers.js";
 
 let fx: Awaited<ReturnType<typeof fixture>>;
 afterEach(async () => {
@@ -18,6 +18,9 @@ async function runningTask(): Promise<{ claw: Claw; taskId: string; g: Gate }> {
   fx.track(g, (x) => x.open());
   const r = await claw.task.run({ prompt: "think hard", sessionKey: "waiter" });
   await g.reached;
+  // The run's progress (starting → waiting_model) is recorded as it reports it, which on a
+  // network store may land just after the model call went out: wait until it has.
+  await until(async () => (await claw.task.get({ taskId: r.taskId })).phase === "waiting_model");
   return { claw, taskId: r.taskId, g };
 }
 
