@@ -37,6 +37,8 @@ describe("compaction and the run queue", () => {
     expect(await s.state()).toMatchObject({ isRunning: true, running: "compact" });
     const prompted = s.prompt({ message: "Q2" });
     await s.steer({ message: "also this" });
+    // The waiting prompt's row is written as it joins the queue; on a network store a moment later.
+    await until(async () => (await s.state()).pending.prompts === 1);
     const state = await s.state();
     expect(state).toMatchObject({ running: "compact", queuedRuns: 1, pending: { prompts: 1, steering: 1 } });
 
