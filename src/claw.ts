@@ -97,9 +97,16 @@ export function createClaw(options: ClawOptions = {}): Claw {
   });
   const nodes = new NodeService({ sql, leaseMs: config.leaseMs, url: () => config.url, log: config.log });
   const tokens = new ScopedTokens();
-  const owner = { node: nodes.id, leaseMs: config.leaseMs };
-  const sessions = new SessionService({ config, sql, bus, bash, tokens, ...owner });
-  const tasks = new TaskService({ config, sql, bus, sessions, identity, ...owner });
+  const node = nodes.id;
+  const sessions = new SessionService({ config, sql, bus, bash, tokens, node, leaseMs: config.leaseMs });
+  const tasks = new TaskService({ config, sql, bus, sessions, identity, node });
+  // Several nodes: each heartbeat renews this node's session leases and takes over the work of
+  // nodes whose lease lapsed. (On SQLite the start-up recovery is all there is to do.)
+  if (store.kind === "postgres")
+    nodes.onHeartbeat(async () => {
+      await sessions.recoverLostWork();
+      await tasks.recoverLostWork();
+    });
   const memory = new MemoryService({ config, sql });
   const services: Services = {
     config,

@@ -6,18 +6,7 @@
 import { OPS } from "../src/ops/index.js";
 import type { AnyOpDef } from "../src/registry.js";
 import { requestSchema } from "../src/wire.js";
-
-/** A small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "./helpers/fuzz.js";
 
 const ALL: readonly AnyOpDef[] = OPS;
 const byName = new Map(ALL.flatMap((o) => [o.name, ...(o.aliases ?? [])].map((n) => [n, o] as const)));

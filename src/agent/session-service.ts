@@ -80,8 +80,6 @@ export class SessionService {
   private readonly scheduler: RunScheduler;
   /** One run per session across nodes (a no-op on SQLite, where this process is the only one). */
   private readonly gate: SessionGate;
-  private sweeper?: NodeJS.Timeout;
-  private sweeping: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly clients = new ModelClients();
   private readonly model: ModelCaller;
@@ -98,22 +96,16 @@ export class SessionService {
    * acknowledged before the last shutdown run, in order.
    */
   async start(): Promise<void> {
-    const { log } = this.deps.config;
     await this.recover(true);
-    if (this.deps.sql.dialect === "postgres") {
-      this.sweeper = setInterval(
-        () => {
-          this.sweeping = this.sweeping
-            .then(() => this.recover(false))
-            .catch((err: unknown) => {
-              if (!this.closed) log(`tsclaw: recovering the runs and prompts of lost nodes failed: ${String(err)}`);
-            });
-          void this.gate.renew().catch(() => {}); // the next sweep, or the lease itself, covers a miss
-        },
-        Math.floor(this.deps.leaseMs / 3),
-      );
-      this.sweeper.unref();
-    }
+  }
+
+  /**
+   * With several nodes (the node heartbeat calls it): renews this node's session leases, then
+   * recovers the runs and queued prompts of nodes that are gone.
+   */
+  async recoverLostWork(): Promise<void> {
+    await this.gate.renew();
+    await this.recover(false);
   }
 
   /** Runs of gone nodes end as interrupted; their queued prompts are claimed and run here, in order. */
@@ -308,8 +300,6 @@ export class SessionService {
   /** Aborts active runs, drops waiting ones (queued prompts stay stored for the next start) and waits. */
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.sweeper);
-    await this.sweeping;
     await this.scheduler.close();
   }
 

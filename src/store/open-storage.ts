@@ -2,11 +2,13 @@
  * Opens the store a `--db` value names. SQLite (a file or :memory:) opens synchronously and is
  * ready at once; PostgreSQL connects and migrates in the background, its `sql` usable at once
  * (statements wait for the connection) and `ready` settling when it is open or has failed.
- * Nothing of PostgreSQL is loaded for a SQLite store.
+ * The `pg` library is loaded only for a PostgreSQL store.
  */
 import type { EventStore } from "../bus/event-store.js";
 import type { Db, Durability } from "./db.js";
 import { openDb } from "./db.js";
+import { openPg } from "./pg/open-pg.js";
+import { createPgEventStore } from "./pg/pg-event-store.js";
 import { unavailable } from "./pg-sql.js";
 import type { Sql } from "./sql.js";
 import { createSqliteEventStore } from "./sqlite-event-store.js";
@@ -48,70 +50,27 @@ export function openStore(db: string, options: { durability?: Durability } = {})
 
 /**
  * A PostgreSQL store opened in the background: `sql` and `events` are usable at once and wait
- * for the connection and migrations; once open they call straight through.
+ * for the connection and migrations (`pg` itself is imported by openPg, only now).
  */
 function openPostgres(url: string): OpenedStore {
-  const opening = import("./pg/open-pg.js").then(async ({ openPg }) => {
-    const pg = await openPg(url).catch((err: unknown) => {
-      throw unavailable(err) ?? err;
-    });
-    const { createPgEventStore } = await import("./pg/pg-event-store.js");
-    return { pg, events: createPgEventStore(pg) };
+  const opening = openPg(url).catch((err: unknown) => {
+    throw unavailable(err) ?? err;
   });
   const ready = opening.then(() => {});
   ready.catch(() => {}); // reported through ready() and every call; never an unhandled rejection
-  let open: Awaited<typeof opening> | undefined;
-  void opening.then(
-    (o) => {
-      open = o;
-    },
-    () => {},
-  );
-  const get = async () => open ?? (await opening);
   const sql: Sql = {
     dialect: "postgres",
-    all: async (text, params) => (open ?? (await opening)).pg.sql.all(text, params),
-    get: async (text, params) => (open ?? (await opening)).pg.sql.get(text, params),
-    run: async (text, params) => (open ?? (await opening)).pg.sql.run(text, params),
-    tx: async (fn) => (open ?? (await opening)).pg.sql.tx(fn),
-  };
-  const events: EventStore = {
-    lastSeq: async (bus) => (await get()).events.lastSeq(bus),
-    append: async (batch) => (await get()).events.append(batch),
-    read: async (...args) => (await get()).events.read(...args),
-    list: async () => (await get()).events.list(),
-    trim: async (bus, options) => (await get()).events.trim(bus, options),
-    trimAllBefore: async (ts) => (await get()).events.trimAllBefore(ts),
-    follow(onCommit, watched) {
-      let stop: (() => void) | undefined;
-      let stopped = false;
-      void get().then(
-        (o) => {
-          if (!stopped) stop = o.events.follow?.(onCommit, watched);
-        },
-        () => {},
-      );
-      return () => {
-        stopped = true;
-        stop?.();
-      };
-    },
-    close: async () => {
-      const o = await opening.catch(() => undefined);
-      await o?.events.close?.();
-    },
+    all: async (text, params) => (await opening).sql.all(text, params),
+    get: async (text, params) => (await opening).sql.get(text, params),
+    run: async (text, params) => (await opening).sql.run(text, params),
+    tx: async (fn) => (await opening).sql.tx(fn),
   };
   return {
     kind: "postgres",
     sql,
-    events,
+    events: createPgEventStore(opening),
     path: displayDb(url),
     ready,
-    close: async () => {
-      const o = await opening.catch(() => undefined);
-      if (!o) return;
-      await o.events.close?.();
-      await o.pg.close();
-    },
+    close: async () => (await opening.catch(() => undefined))?.close(),
   };
 }

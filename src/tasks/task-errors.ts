@@ -1,6 +1,6 @@
 /** Structured task errors: a code, a category and a recovery a caller can follow. */
 import type { TaskError } from "./task-schema.js";
-import type { TaskStore } from "./task-store.js";
+import type { TaskPatch, TaskStore } from "./task-store.js";
 
 /** Builds the error of a task whose run ended in failure (or was interrupted). */
 export function taskError(code: string, message: string, sessionKey: string | null): TaskError {
@@ -70,18 +70,18 @@ export async function markInterrupted(
   taskId: string,
   why: { message: string; latest: string; timeline: string; code?: "interrupted" | "node_lost" },
 ): Promise<void> {
-  await store.change(taskId, (t) => {
-    if (t.status !== "in_progress") return undefined;
-    const now = Date.now();
-    return {
-      patch: {
-        status: "error",
-        phase: "ended",
-        endedAt: now,
-        error: taskError(why.code ?? "interrupted", why.message, t.sessionKey),
-        latestUpdate: { at: now, text: why.latest },
-      },
-      timeline: why.timeline,
-    };
-  });
+  await store.change(taskId, (t) =>
+    t.status === "in_progress"
+      ? {
+          patch: endedInError(taskError(why.code ?? "interrupted", why.message, t.sessionKey), why.latest),
+          timeline: why.timeline,
+        }
+      : undefined,
+  );
+}
+
+/** The fields of a task that ends now as `error`, `latest` its last update. */
+export function endedInError(error: TaskError, latest: string): TaskPatch {
+  const now = Date.now();
+  return { status: "error", phase: "ended", endedAt: now, error, latestUpdate: { at: now, text: latest } };
 }

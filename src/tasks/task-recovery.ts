@@ -52,8 +52,3 @@ export async function claimQueuedRunTasks(sql: Sql, node: string, live: readonly
   );
   return rows.map(fromRaw).sort((a, b) => a.createdAt - b.createdAt);
 }
-
-/** Records that `node` holds the run task (it was created or started there). */
-export async function holdRunTask(sql: Sql, taskId: string, node: string): Promise<void> {
-  await sql.run("UPDATE tasks SET run_node = ? WHERE id = ?", [node, taskId]);
-}

@@ -10,7 +10,7 @@ import type { ClawError } from "../errors.js";
 import { toClawError } from "../errors.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult } from "./session-port.js";
-import { markInterrupted, taskError } from "./task-errors.js";
+import { endedInError, markInterrupted, taskError } from "./task-errors.js";
 import type { TaskStatus } from "./task-schema.js";
 import { ACTIONABLE, TERMINAL } from "./task-status.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
@@ -148,20 +148,14 @@ export class TaskRunner {
       return;
     }
     if (this.closing || e.code === "shutting_down" || e.code === "cancelled") return; // stays todo / already cancelled
-    await this.store.change(t.id, (current) => {
-      if (current.status !== "todo") return undefined;
-      const now = Date.now();
-      return {
-        patch: {
-          status: "error",
-          phase: "ended",
-          endedAt: now,
-          error: taskError(e.code, e.message, t.sessionKey),
-          latestUpdate: { at: now, text: `failed: ${clip(e.message, 200)}` },
-        },
-        timeline: `could not start: ${e.code}`,
-      };
-    });
+    await this.store.change(t.id, (current) =>
+      current.status === "todo"
+        ? {
+            patch: endedInError(taskError(e.code, e.message, t.sessionKey), `failed: ${clip(e.message, 200)}`),
+            timeline: `could not start: ${e.code}`,
+          }
+        : undefined,
+    );
   }
 
   private async onEvent(taskId: string, e: AgentEvent): Promise<void> {

@@ -25,7 +25,7 @@ import {
 } from "./task-inputs.js";
 import { listTasks, recentHandoffs } from "./task-list.js";
 import { TaskNotifier } from "./task-notifier.js";
-import { claimQueuedRunTasks, endLostRunTasks, holdRunTask } from "./task-recovery.js";
+import { claimQueuedRunTasks, endLostRunTasks } from "./task-recovery.js";
 import { TaskRunner } from "./task-runner.js";
 import type { Task, TaskInclude } from "./task-schema.js";
 import { ACTIONABLE, continuePolling, nextActionFor, TERMINAL } from "./task-status.js";
@@ -45,8 +45,6 @@ export interface TaskServiceDeps {
   identity: () => Identity;
   /** This process's node id: the owner of the run tasks it creates and claims. */
   node: string;
-  /** How long a node may miss heartbeats before its work is recovered (PostgreSQL nodes sweep every third of it). */
-  leaseMs: number;
 }
 
 /** Owns tasks, receipts and telemetry. */
@@ -59,8 +57,6 @@ export class TaskService {
   readonly telemetry: TaskTelemetry;
   private readonly runner: TaskRunner;
   private closed = false;
-  private sweeper?: NodeJS.Timeout;
-  private sweeping: Promise<void> = Promise.resolve();
   private unfollow = () => {};
 
   constructor(readonly deps: TaskServiceDeps) {
@@ -79,7 +75,7 @@ export class TaskService {
   /**
    * Restart recovery: run tasks a gone node left in progress become error (interrupted after a
    * SQLite restart, node_lost on PostgreSQL); its queued ones are claimed and start here. With
-   * several nodes (PostgreSQL), the same sweep runs every third of the lease, and task changes
+   * several nodes (PostgreSQL), the node heartbeat repeats that recovery, and task changes
    * made on other nodes (they arrive on the tasks bus) wake this node's check_task waits and
    * stop its runs of tasks cancelled or ended elsewhere.
    */
@@ -88,7 +84,7 @@ export class TaskService {
       this.unfollow = this.deps.bus.listen(TASKS_BUS, (events) => {
         for (const e of events) this.onTaskEvent(JSON.parse(e.payloadJson) as TaskEvent);
       });
-    await this.sweep();
+    await this.recoverLostWork();
     for (const status of ["blocked", "needs_human"] as const) {
       for (const t of await this.store.runTasksWithStatus(status)) {
         if (t.phase === "waiting_human") continue;
@@ -97,24 +93,10 @@ export class TaskService {
         );
       }
     }
-    if (this.deps.sql.dialect === "postgres") {
-      this.sweeper = setInterval(
-        () => {
-          this.sweeping = this.sweeping
-            .then(() => this.sweep())
-            .catch((err: unknown) => {
-              if (!this.closed)
-                this.deps.config.log(`tsclaw: recovering the work of lost nodes failed: ${String(err)}`);
-            });
-        },
-        Math.floor(this.deps.leaseMs / 3),
-      );
-      this.sweeper.unref();
-    }
   }
 
   /** Ends the in-progress run tasks of gone nodes and starts their queued ones here. */
-  private async sweep(): Promise<void> {
+  async recoverLostWork(): Promise<void> {
     if (this.closed) return;
     const live = await liveNodes(this.deps.sql, this.deps.node);
     await endLostRunTasks(this.store, live);
@@ -140,9 +122,7 @@ export class TaskService {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.sweeper);
     this.unfollow();
-    await this.sweeping;
     this.notifier.closeAll();
     await this.runner.close();
     this.notifier.closeAll();
@@ -191,8 +171,8 @@ export class TaskService {
           bus: session.bus,
         },
         "created (queued on its session)",
+        this.deps.node,
       );
-      await holdRunTask(store.sql, t.id, this.deps.node);
       return { taskId: t.id };
     });
     const t = await this.store.get(result.taskId);

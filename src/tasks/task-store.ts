@@ -23,8 +23,8 @@ import type { Receipt, TaskStatus, TimelineEntry } from "./task-schema.js";
 export type { NewTask, TaskPatch, TaskRecord } from "./task-record.js";
 
 const TASK = "SELECT * FROM tasks WHERE id = ?";
-const INSERT = `INSERT INTO tasks (id, kind, title, body, prompt, session_key, session_id, project, status, phase, version, model, provider, bus, created_at, updated_at, timeline)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING *`;
+const INSERT = `INSERT INTO tasks (id, kind, title, body, prompt, session_key, session_id, project, status, phase, version, model, provider, bus, created_at, updated_at, timeline, run_node)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?) RETURNING *`;
 /** Attempts of a change that keeps losing to concurrent writers before it gives up. */
 const CHANGE_ATTEMPTS = 20;
 
@@ -73,8 +73,8 @@ export class TaskStore {
     return t;
   }
 
-  /** Inserts a task at version 1 with a first timeline entry. */
-  async insert(t: NewTask, text: string): Promise<TaskRecord> {
+  /** Inserts a task at version 1 with a first timeline entry; a run task names the node that holds it. */
+  async insert(t: NewTask, text: string, runNode: string | null = null): Promise<TaskRecord> {
     const now = Date.now();
     const entry: TimelineEntry = { at: now, version: 1, status: t.status, phase: t.phase, text };
     const raw = await this.sql.get<RawTask>(INSERT, [
@@ -94,6 +94,7 @@ export class TaskStore {
       now,
       now,
       JSON.stringify([entry]),
+      runNode,
     ]);
     return this.accepted(fromRaw(raw!));
   }

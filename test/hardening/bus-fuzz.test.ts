@@ -9,23 +9,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ERROR_TABLE } from "../../src/index.js";
 import { wsClient } from "../adapters/clients.js";
 import { memClaw } from "../helpers/claw.js";
+import { pool, rng } from "../helpers/fuzz.js";
 import { startServer } from "../helpers/server.js";
 
 const STACK = /\n\s+at |^\s+at .+:\d+:\d+\)?$| {4}at /m;
 const LIMIT = 2048;
 const BUSES = ["f1", "f.2", "f:3", "F-4_x"] as const;
-
-/** Small deterministic PRNG (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generator(seed: number) {
   const r = rng(seed);
@@ -140,18 +129,6 @@ async function checkNothingLost(
       expect(JSON.stringify(e.payload), `${bus} seq ${e.seq}`).toBe(acked.get(e.seq));
     });
   }
-}
-
-async function pool<T>(items: T[], width: number, each: (item: T, i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await each(items[i]!, i);
-      }
-    }),
-  );
 }
 
 const toClean: (() => Promise<void>)[] = [];

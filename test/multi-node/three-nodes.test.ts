@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type ServeProcess, startServe } from "../fault/serve-process.js";
 import { answer, callBash, type FakeResponses, type FakeTurn, startFakeResponses } from "../fixtures/fake-responses.js";
+import { pool } from "../helpers/fuzz.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 
 const TOKEN = "three-nodes-shared-token-0123456789";
@@ -33,18 +34,6 @@ async function ok(server: ServeProcess, op: string, args?: unknown): Promise<any
       `${op} on ${server.url}: ${JSON.stringify(r.body.error)}\nits stderr:\n${server.stderr().slice(-3000)}`,
     );
   return r.body.result;
-}
-
-async function pool<T>(items: T[], width: number, each: (item: T, i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await each(items[i]!, i);
-      }
-    }),
-  );
 }
 
 /** Polls `probe` until it returns something, at most `ms`. */
