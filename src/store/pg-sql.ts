@@ -4,8 +4,9 @@
  * included: seqs, counts and epoch milliseconds all stay below 2^53), so rows look the same as
  * SQLite's. A transaction that loses a serialization or deadlock race is retried.
  */
-import type { Pool, PoolClient } from "pg";
+import type { Pool } from "pg";
 import { ClawError } from "../errors.js";
+import { type CheckedOut, checkout } from "./pg/pool-checkout.js";
 import { numberedPlaceholders, type Sql, type SqlRunResult, type SqlValue } from "./sql.js";
 
 /** SQLSTATEs after which a whole transaction may simply be run again. */
@@ -51,12 +52,13 @@ export class PgSql implements Sql {
   async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
     if (!this.pool) return this.savepoint(fn);
     for (let attempt = 1; ; attempt++) {
-      let client: PoolClient;
+      let out: CheckedOut;
       try {
-        client = await this.pool.connect();
+        out = await checkout(this.pool);
       } catch (err) {
         throw unavailable(err) ?? err;
       }
+      const { client } = out;
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
@@ -70,7 +72,7 @@ export class PgSql implements Sql {
         if (attempt < MAX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? "")) continue;
         throw unavailable(err) ?? err;
       } finally {
-        client.release(broken);
+        out.release(broken);
       }
     }
   }

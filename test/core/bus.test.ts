@@ -70,12 +70,10 @@ describe("bus", () => {
     claw = await apiClaw();
     for (let i = 1; i <= 50; i++) await claw.bus.out({ bus: "s", payload: i });
     const seen: number[] = [];
-    // Publish concurrently with the subscription's catch-up.
-    const writer = (async () => {
-      for (let i = 51; i <= 2500; i++) void claw.bus.out({ bus: "s", payload: i });
-    })();
+    // Publish concurrently with the subscription's catch-up (all sent before it starts, acknowledged after).
+    const writes = Array.from({ length: 2450 }, (_, i) => claw.bus.out({ bus: "s", payload: 51 + i }));
     const unsubscribe = claw.bus.subscribe({ bus: "s", after: 20 }, (e) => seen.push(e.seq));
-    await writer;
+    await Promise.all(writes);
     const more = Array.from({ length: 100 }, (_, i) => claw.bus.out({ bus: "s", payload: 2501 + i }));
     await Promise.all(more);
     // Wait for delivery to reach the last seq (no fixed sleep: loaded machines are slow), then
@@ -84,7 +82,7 @@ describe("bus", () => {
     await new Promise((r) => setTimeout(r, 50));
     unsubscribe();
     expect(seen).toEqual(Array.from({ length: 2600 - 20 }, (_, i) => 21 + i));
-  });
+  }, 60_000); // 2 600 HTTP calls in the remote project
 
   it("iterates with an async iterator with bounded buffering and resumes from storage", async () => {
     claw = await apiClaw();

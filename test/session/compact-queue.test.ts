@@ -31,7 +31,15 @@ async function sessionWithHistory(key: string) {
 describe("compaction and the run queue", () => {
   it("a prompt and a steer sent during compact are stored, then run after it on the compacted history", async () => {
     const s = await sessionWithHistory("during");
-    fake.script(answer("SUMMARY of Q1", { delayMs: 300 }), answer("A2"));
+    // The summary is held back until the queue has been looked at (a fixed delay races a slow machine).
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    fake.script(async () => {
+      await held;
+      return answer("SUMMARY of Q1");
+    }, answer("A2"));
     const compacting = s.compact();
     await fake.waitForRequests(2);
     expect(await s.state()).toMatchObject({ isRunning: true, running: "compact" });
@@ -41,6 +49,7 @@ describe("compaction and the run queue", () => {
     await until(async () => (await s.state()).pending.prompts === 1);
     const state = await s.state();
     expect(state).toMatchObject({ running: "compact", queuedRuns: 1, pending: { prompts: 1, steering: 1 } });
+    release();
 
     expect(await compacting).toMatchObject({ summary: "SUMMARY of Q1", messagesCompacted: 3 });
     expect(await prompted).toMatchObject({ status: "completed", text: "A2" });

@@ -99,6 +99,30 @@ describe("PgSql", () => {
     ]);
   });
 
+  it("a connection the server ends inside a transaction fails that transaction, and the process goes on", async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on("uncaughtException", onUncaught);
+    try {
+      const admin = new PgSql(pool, pool);
+      const err = await sql
+        .tx(async (q) => {
+          const { pid } = (await q.get<{ pid: number }>("SELECT pg_backend_pid() AS pid"))!;
+          await admin.get("SELECT pg_terminate_backend(?) AS done", [pid]);
+          // The server's goodbye arrives while no statement of ours is running.
+          await new Promise((r) => setTimeout(r, 200));
+          await q.run("INSERT INTO t (k, v) VALUES ('cut', 1)");
+        })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(uncaught).toEqual([]);
+      expect(await sql.get("SELECT k FROM t WHERE k = 'cut'")).toBeUndefined();
+      expect(await sql.get("SELECT 1 AS one")).toEqual({ one: 1 }); // the pool replaced it
+    } finally {
+      process.removeListener("uncaughtException", onUncaught);
+    }
+  });
+
   it("reports a database that went away as storage_unavailable, retryable", async () => {
     const other = await startPgServer({ prefix: "tsclaw-pg-gone-" });
     const p = new pg.Pool({ connectionString: other.url, max: 2, types: numericTypes(pg.types) });

@@ -7,6 +7,7 @@ import type { Client, Pool } from "pg";
 import { numericTypes, PgSql } from "../pg-sql.js";
 import { displayDb } from "../store-url.js";
 import { migratePg } from "./pg-migrate.js";
+import { checkout } from "./pool-checkout.js";
 
 /** Options of {@link openPg}. */
 export interface OpenPgOptions {
@@ -46,12 +47,12 @@ export async function openPg(url: string, options: OpenPgOptions = {}): Promise<
     return closed;
   };
   try {
-    const client = await pool.connect();
+    const out = await checkout(pool);
     let schemaVersion: number;
     try {
-      schemaVersion = await migratePg(client, where);
+      schemaVersion = await migratePg(out.client, where);
     } finally {
-      client.release();
+      out.release();
     }
     return {
       sql: new PgSql(pool, pool),

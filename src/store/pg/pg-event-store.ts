@@ -13,6 +13,7 @@ import type { Pool, PoolClient } from "pg";
 import type { BusInfo, EventStore, PendingEvent, RemoteCommit, StoredEvent } from "../../bus/event-store.js";
 import type { OpenedPg } from "./open-pg.js";
 import { followPg, NOTIFY_CHANNEL } from "./pg-follow.js";
+import { checkout } from "./pool-checkout.js";
 
 const APPEND = /* sql */ `
 WITH counts AS (
@@ -196,7 +197,8 @@ async function retried<T>(fn: () => Promise<T>): Promise<T> {
 /** Runs `fn` in a transaction on a pooled connection of its own. */
 async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
   return retried(async () => {
-    const c = await pool.connect();
+    const out = await checkout(pool);
+    const c = out.client;
     let broken: Error | undefined;
     try {
       await c.query("BEGIN");
@@ -209,7 +211,7 @@ async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): 
       });
       throw err;
     } finally {
-      c.release(broken);
+      out.release(broken);
     }
   });
 }
