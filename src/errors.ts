@@ -167,6 +167,12 @@ export const ERROR_TABLE = {
     meaning:
       "The run used its maximum number of model turns (`details.maxTurns`; the server's `--max-turns`) without a final answer. What it did so far is in the session; prompt again to continue, or ask for less per run.",
   },
+  node_unreachable: {
+    status: 503,
+    retryable: true,
+    meaning:
+      "Several nodes on PostgreSQL: the session's run is on another node (`details.node`), which did not answer in time. Retry; a node that stays silent loses its runs at the end of its lease.",
+  },
   internal: {
     status: 500,
     retryable: true,

@@ -10,7 +10,9 @@ export async function listSessions(
 ): Promise<{ sessions: Array<Session & { isRunning: boolean }>; nextCursor: string | null }> {
   if (args.active) {
     // Few sessions run at once: list them all, no paging.
-    const rows = await Promise.all(sessions.activeSessionIds().map((sessionId) => sessions.store.find({ sessionId })));
+    const rows = await Promise.all(
+      (await sessions.activeSessionIds()).map((sessionId) => sessions.store.find({ sessionId })),
+    );
     const running = rows.flatMap((row) => (row ? [{ ...row, isRunning: true }] : []));
     return { sessions: running.sort((a, b) => b.createdAt - a.createdAt).slice(0, args.limit), nextCursor: null };
   }
@@ -21,8 +23,9 @@ export async function listSessions(
     });
   const page = await sessions.store.list(before, args.limit + 1);
   const rows = page.slice(0, args.limit);
+  const running = await sessions.running(rows.map((r) => r.sessionId));
   return {
-    sessions: rows.map(({ cursor: _c, ...row }) => ({ ...row, isRunning: sessions.isRunning(row.sessionId) })),
+    sessions: rows.map(({ cursor: _c, ...row }) => ({ ...row, isRunning: running.has(row.sessionId) })),
     nextCursor: page.length > args.limit ? String(rows.at(-1)!.cursor) : null,
   };
 }

@@ -27,7 +27,9 @@ import type { AgentEvent } from "./agent-events.js";
 import type { CompactOutcome } from "./compact.js";
 import { ModelCaller } from "./model-call.js";
 import { checkKnownProvider, defaultModelFor, ModelClients, resolveProvider } from "./provider.js";
+import { remoteRuns } from "./remote-runs.js";
 import { RunScheduler } from "./run-scheduler.js";
+import { SessionControl } from "./session-control.js";
 import { LeaseGate, LOCAL_GATE, type SessionGate } from "./session-gate.js";
 import { compactJob, type PreparedRun, runJob } from "./session-jobs.js";
 import type { PendingCounts } from "./session-queue.js";
@@ -80,6 +82,8 @@ export class SessionService {
   private readonly scheduler: RunScheduler;
   /** One run per session across nodes (a no-op on SQLite, where this process is the only one). */
   private readonly gate: SessionGate;
+  /** Requests to the nodes running other sessions (PostgreSQL only). */
+  private readonly control?: SessionControl;
   private closed = false;
   private readonly clients = new ModelClients();
   private readonly model: ModelCaller;
@@ -88,6 +92,8 @@ export class SessionService {
     this.store = new SessionStore(deps.sql, deps.node);
     this.gate = deps.sql.dialect === "postgres" ? new LeaseGate(deps.sql, deps.node, deps.leaseMs) : LOCAL_GATE;
     this.scheduler = new RunScheduler(this.gate);
+    if (deps.sql.dialect === "postgres")
+      this.control = new SessionControl(deps.bus, deps.node, (sessionId, runId) => this.abortHere(sessionId, runId));
     this.model = new ModelCaller(deps.config.log);
   }
 
@@ -96,6 +102,7 @@ export class SessionService {
    * acknowledged before the last shutdown run, in order.
    */
   async start(): Promise<void> {
+    this.control?.start();
     await this.recover(true);
   }
 
@@ -184,25 +191,42 @@ export class SessionService {
     return this.updated(sessionId, await this.store.update(sessionId, { name }));
   }
 
-  /** True while a run (or a compaction) of the session is active. */
+  /** True while a run (or a compaction) of the session is active on this node. */
   isRunning(sessionId: string): boolean {
     return this.scheduler.busy(sessionId);
   }
 
-  /** Ids of sessions with an active run or compaction. */
-  activeSessionIds(): string[] {
-    return this.scheduler.activeSessionIds();
+  /** Of `sessionIds`, those with an active run or compaction, on this node or another live one. */
+  async running(sessionIds: readonly string[]): Promise<Set<string>> {
+    const here = sessionIds.filter((id) => this.scheduler.busy(id));
+    const elsewhere = await remoteRuns(
+      this.deps.sql,
+      this.deps.node,
+      sessionIds.filter((id) => !this.scheduler.busy(id)),
+    );
+    return new Set([...here, ...elsewhere.map((r) => r.sessionId)]);
   }
 
-  /** What the session is doing now and what waits. */
+  /** Ids of sessions with an active run or compaction, on any live node. */
+  async activeSessionIds(): Promise<string[]> {
+    const elsewhere = await remoteRuns(this.deps.sql, this.deps.node);
+    return [...new Set([...this.scheduler.activeSessionIds(), ...elsewhere.map((r) => r.sessionId)])];
+  }
+
+  /**
+   * What the session is doing now and what waits. A run on another node is reported from the
+   * runs table; `queuedRuns` counts the jobs waiting on this node.
+   */
   async state(sessionId: string): Promise<SessionRunState> {
     const pending = await this.store.queue.counts(sessionId);
     const job = this.scheduler.active(sessionId);
+    const remote = job ? undefined : (await remoteRuns(this.deps.sql, this.deps.node, [sessionId]))[0];
+    const active = job ?? (remote && { kind: remote.kind, runId: remote.runId, taskId: remote.taskId ?? undefined });
     return {
-      isRunning: job !== undefined,
-      running: job?.kind ?? null,
-      currentRunId: job?.runId ?? null,
-      currentTaskId: job?.taskId ?? null,
+      isRunning: active !== undefined,
+      running: active?.kind ?? null,
+      currentRunId: active?.runId ?? null,
+      currentTaskId: active?.taskId ?? null,
       pending,
       queuedRuns: this.scheduler.waiting(sessionId),
     };
@@ -257,7 +281,7 @@ export class SessionService {
     return {
       queued: true,
       pending: kind === "steer" ? pending.steering : pending.followUp,
-      running: this.isRunning(sessionId),
+      running: (await this.running([sessionId])).has(sessionId),
     };
   }
 
@@ -282,24 +306,43 @@ export class SessionService {
     return job.outcome;
   }
 
-  /** Aborts what the session is doing now (run or compaction); false when it was idle. */
-  abort(sessionId: string): boolean {
+  /**
+   * Aborts what the session is doing now (run or compaction); false when it was idle. A run on
+   * another node is aborted there: this resolves once that node reports it stopped, and rejects
+   * `node_unreachable` when it does not answer.
+   */
+  async abort(sessionId: string): Promise<boolean> {
     const job = this.scheduler.active(sessionId);
-    if (!job) return false;
+    if (job) {
+      job.controller.abort();
+      return true;
+    }
+    const remote = this.control && (await remoteRuns(this.deps.sql, this.deps.node, [sessionId]))[0];
+    if (!remote) return false;
+    return this.control!.abort(remote.node, sessionId, remote.runId);
+  }
+
+  /** Another node asks: aborts run `runId` of the session here, resolving once it has stopped. */
+  private async abortHere(sessionId: string, runId: string): Promise<boolean> {
+    const job = this.scheduler.active(sessionId);
+    if (job?.runId !== runId) return false;
     job.controller.abort();
+    await this.waitForRun(sessionId);
     return true;
   }
 
-  /** Aborts what runs, drops what waits, then deletes the session with its messages and runs. False when unknown. */
+  /** Aborts what runs (here or on another node), drops what waits, then deletes the session with its messages and runs. False when unknown. */
   async delete(sessionId: string): Promise<boolean> {
     this.scheduler.dropWaiting(sessionId, new ClawError("not_found", "the session was deleted"));
-    if (this.abort(sessionId)) await this.waitForRun(sessionId);
+    // A run on another node has stopped when abort resolves; one here, when its job has ended.
+    if (await this.abort(sessionId)) await this.waitForRun(sessionId);
     return this.store.delete(sessionId);
   }
 
   /** Aborts active runs, drops waiting ones (queued prompts stay stored for the next start) and waits. */
   async close(): Promise<void> {
     this.closed = true;
+    this.control?.close();
     await this.scheduler.close();
   }
 

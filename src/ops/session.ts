@@ -107,14 +107,15 @@ export const abortOp = defineOp({
   flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   summary:
     "Abort what the session is doing: the model stream stops, running bash is killed, a compaction ends without changing the history.",
-  notes: "Runs waiting behind it (queued prompts, tasks) start next; queued steering and follow-ups stay queued.",
+  notes:
+    "Runs waiting behind it (queued prompts, tasks) start next; queued steering and follow-ups stay queued. With several nodes, a run on another node is aborted there: the answer comes once it has stopped (`node_unreachable` if that node does not answer).",
   input: withRef({}),
   output: z.object({ aborted: z.boolean().describe("False when the session was idle") }),
   example: EX,
-  errors: ["not_found"],
+  errors: ["not_found", "node_unreachable"],
   handle: "session.abort",
   handler: async (args, { services }) => ({
-    aborted: services.sessions.abort((await services.sessions.get(refOf(args))).sessionId),
+    aborted: await services.sessions.abort((await services.sessions.get(refOf(args))).sessionId),
   }),
 });
 

@@ -227,7 +227,7 @@ describe("three nodes on one PostgreSQL database", () => {
         90_000,
         `task ${t.taskId}`,
       );
-      expect(done.task.status).toBe("completed");
+      expect(done.task.status, JSON.stringify(done.task.error)).toBe("completed");
     }
     fake.setDefault(answer("ok"));
     const notes: { run: string; session: string; what: string; node: string }[] = [];
@@ -256,6 +256,47 @@ describe("three nodes on one PostgreSQL database", () => {
     const spread = new Set(notes.map((n) => n.node));
     expect(spread.size).toBe(3); // the runs really ran on all three nodes
   }, 150_000);
+
+  it("a run on node A: get_state and list_sessions on B and C show it running, abort on B stops it on A", async () => {
+    fake.setDefault((request) => {
+      const last = Array.isArray(request.body.input) ? request.body.input.at(-1) : undefined;
+      if (last?.type === "function_call_output") return answer("stopped early?");
+      return callBash({ script: "sleep 60" });
+    });
+    const t = await ok(node(0), "run_task", { prompt: "sleep a minute", sessionKey: "mn-abort" });
+    const running = await eventually(
+      async () => {
+        const s = await ok(node(1), "get_state", { sessionKey: "mn-abort" });
+        return s.isRunning ? s : undefined;
+      },
+      20_000,
+      "node B seeing the run",
+    );
+    expect(running).toMatchObject({ isRunning: true, running: "agent", currentTaskId: t.taskId });
+    expect(running.currentRunId).toMatch(/^run_/);
+    const active = await ok(node(2), "list_sessions", { active: true });
+    expect(active.sessions.map((s: any) => s.sessionKey)).toContain("mn-abort");
+    const page = await ok(node(2), "list_sessions", {});
+    expect(page.sessions.find((s: any) => s.sessionKey === "mn-abort")?.isRunning).toBe(true);
+
+    const asked = Date.now();
+    expect(await ok(node(1), "abort", { sessionKey: "mn-abort" })).toEqual({ aborted: true });
+    console.log(`cross-node abort answered after ${Date.now() - asked} ms`);
+    // Answered once the run had stopped on A: no node sees it running any more.
+    for (const i of [0, 1, 2])
+      expect((await ok(node(i), "get_state", { sessionKey: "mn-abort" })).isRunning, `node ${i}`).toBe(false);
+    const ended = await eventually(
+      async () => {
+        const got = await ok(node(2), "get_task", { taskId: t.taskId });
+        return got.status === "in_progress" ? undefined : got;
+      },
+      10_000,
+      "the task ending",
+    );
+    expect(ended.status).not.toBe("completed");
+    expect(await ok(node(2), "abort", { sessionKey: "mn-abort" })).toEqual({ aborted: false });
+    fake.setDefault(answer("ok"));
+  }, 60_000);
 
   it("kill -9 of the node running a task: the task becomes error/node_lost within the lease, and the node shows not alive", async () => {
     const doomed = await startServe(db, ["--base-url", fake.url, "--lease", LEASE], { CLAW_TOKEN: TOKEN });
