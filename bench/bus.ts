@@ -1,27 +1,43 @@
 /**
  * In-process `out`: N events with 1 000 in flight at a time into a file database (durable), vs raw
- * better-sqlite3 inserting the same rows into the same table in transactions of 1 000.
+ * better-sqlite3 inserting the same rows into the same table in transactions of 1 000. The same
+ * on PostgreSQL (a server of the scenario's own): tsclaw on a fresh database vs raw `pg`
+ * inserting the same rows into the same table, one INSERT … unnest of 1 000 rows per transaction.
  */
 import { join } from "node:path";
 import { createClaw } from "../src/index.js";
 import { now, pool, size, tempDir } from "./measure.js";
+import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { openRawDb, rawInserter, samplePayload } from "./raw-db.js";
+import { createRawEvents, rawPgClient, rawPgInserter } from "./raw-pg.js";
+import { type BenchStore, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row } from "./table.js";
 
 const IN_FLIGHT = 1000;
 
-/** Milliseconds for `n` in-process `out` calls, 1 000 in flight, into a fresh file database. */
-export async function tsclawOut(n: number): Promise<number> {
-  const tmp = tempDir();
-  const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench" });
+/** Milliseconds for `n` in-process `out` calls, 1 000 in flight, into a fresh database of `store`. */
+export async function tsclawOut(n: number, store: BenchStore = SQLITE): Promise<number> {
+  const fresh = await store.fresh();
+  const claw = createClaw({ db: fresh.db, project: "bench" });
   try {
+    await claw.ready(); // PostgreSQL connects and migrates first: not part of the figure
     const t0 = now();
     await pool(IN_FLIGHT, n, (i) => claw.bus.out({ payload: samplePayload(i) }));
     return now() - t0;
   } finally {
     await claw.close();
-    tmp.remove();
+    await fresh.remove();
   }
+}
+
+function batches(n: number): unknown[][] {
+  const out: unknown[][] = [];
+  for (let i = 0; i < n; i += IN_FLIGHT) {
+    const batch = [];
+    for (let j = i; j < Math.min(n, i + IN_FLIGHT); j++) batch.push(samplePayload(j));
+    out.push(batch);
+  }
+  return out;
 }
 
 async function rawOut(n: number): Promise<number> {
@@ -30,11 +46,7 @@ async function rawOut(n: number): Promise<number> {
   try {
     const insert = rawInserter(db);
     const t0 = now();
-    for (let i = 0; i < n; i += IN_FLIGHT) {
-      const batch = [];
-      for (let j = i; j < Math.min(n, i + IN_FLIGHT); j++) batch.push(samplePayload(j));
-      insert(batch);
-    }
+    for (const batch of batches(n)) insert(batch);
     return now() - t0;
   } finally {
     db.close();
@@ -42,23 +54,75 @@ async function rawOut(n: number): Promise<number> {
   }
 }
 
+async function rawPgOut(store: BenchStore, n: number): Promise<number> {
+  const fresh = await store.fresh();
+  const client = await rawPgClient(fresh.db);
+  try {
+    await createRawEvents(client);
+    const insert = rawPgInserter(client);
+    const t0 = now();
+    for (const batch of batches(n)) await insert(batch);
+    return now() - t0;
+  } finally {
+    await client.end();
+    await fresh.remove();
+  }
+}
+
+/** Best of two tsclaw and two raw passes, ordered ts, raw, raw, ts so neither side always runs first. */
+async function measure(n: number, tsclaw: () => Promise<number>, raw: () => Promise<number>) {
+  let tsMs = await tsclaw();
+  let rawMs = await raw();
+  rawMs = Math.min(rawMs, await raw());
+  tsMs = Math.min(tsMs, await tsclaw());
+  return { tsclaw: (n / tsMs) * 1000, raw: (n / rawMs) * 1000 };
+}
+
 /** Runs the scenario. */
 export async function run(): Promise<Row[]> {
   const n = size(100_000, 10_000);
-  await tsclawOut(Math.min(n, 5000)); // warm-up: JIT, zod, the page cache
-  // ts, raw, raw, ts: neither side always runs first; each side's best is kept.
-  let tsMs = await tsclawOut(n);
-  let rawMs = await rawOut(n);
-  rawMs = Math.min(rawMs, await rawOut(n));
-  tsMs = Math.min(tsMs, await tsclawOut(n));
-  return [
-    row({
-      scenario: "bus out (in-process, durable)",
-      unit: "events/s",
-      tsclaw: (n / tsMs) * 1000,
-      baseline: (n / rawMs) * 1000,
-      target: { op: ">=", value: 0.8 },
-      note: `${n} events, ${IN_FLIGHT} in flight; raw = better-sqlite3, same table, transactions of ${IN_FLIGHT}`,
-    }),
-  ];
+  const nPg = size(50_000, 5000);
+  const scenario = "bus out (in-process, durable)";
+  const pg = await startPgStore();
+  try {
+    await tsclawOut(Math.min(n, 5000)); // warm-up: JIT, zod, the page cache
+    const lite = await measure(
+      n,
+      () => tsclawOut(n),
+      () => rawOut(n),
+    );
+    const rows = [
+      row({
+        scenario,
+        unit: "events/s",
+        tsclaw: lite.tsclaw,
+        baseline: lite.raw,
+        target: { op: ">=", value: 0.8 },
+        note: `${n} events, ${IN_FLIGHT} in flight; raw = better-sqlite3, same table, transactions of ${IN_FLIGHT}`,
+      }),
+    ];
+    if (!pg.peer) rows.push(notInstalled(`${scenario} on PostgreSQL`, "events/s", null, pg.missing));
+    else {
+      const store = pg.peer.store;
+      await tsclawOut(Math.min(nPg, 5000), store);
+      const onPg = await measure(
+        nPg,
+        () => tsclawOut(nPg, store),
+        () => rawPgOut(store, nPg),
+      );
+      rows.push(
+        row({
+          scenario: `${scenario} on PostgreSQL`,
+          unit: "events/s",
+          tsclaw: onPg.tsclaw,
+          baseline: onPg.raw,
+          target: null,
+          note: `${nPg} events, ${IN_FLIGHT} in flight; raw = pg, same table, one INSERT … unnest of ${IN_FLIGHT} rows per transaction; ${pgVsSqlite(onPg.tsclaw, lite.tsclaw, "events/s")}`,
+        }),
+      );
+    }
+    return rows;
+  } finally {
+    await stopAll([pg]);
+  }
 }

@@ -1,13 +1,19 @@
 /**
  * Replay: read N stored events by cursor (`read`, pages of 1 000, payloads parsed) vs a raw
- * `SELECT … WHERE rowid > ?` scan in pages of 1 000 that also parses each payload's JSON.
+ * `SELECT … WHERE rowid > ?` scan in pages of 1 000 that also parses each payload's JSON. The
+ * same on PostgreSQL (a server of the scenario's own) vs raw `pg` pages of
+ * `SELECT … WHERE id > $1 ORDER BY id LIMIT 1000` + JSON.parse.
  */
 
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import type pg from "pg";
 import { type Claw, createClaw } from "../src/index.js";
 import { now, pool, size, tempDir } from "./measure.js";
+import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { samplePayload } from "./raw-db.js";
+import { rawPgClient } from "./raw-pg.js";
+import { type BenchStore, pgVsSqlite, startPgStore } from "./stores.js";
 import { type Row, row } from "./table.js";
 
 const PAGE = 1000;
@@ -61,9 +67,67 @@ function replayRaw(db: Database.Database, limit = Infinity): { ms: number; count
   return { ms: now() - t0, count };
 }
 
-/** Runs the scenario. */
-export async function run(): Promise<Row[]> {
-  const n = size(1_000_000, 20_000);
+async function fillRawPg(client: pg.Client, n: number): Promise<void> {
+  await client.query("CREATE TABLE raw (id BIGINT PRIMARY KEY, ts BIGINT NOT NULL, payload TEXT NOT NULL)");
+  for (let i = 0; i < n; i += 10_000) {
+    const ids: number[] = [];
+    const texts: string[] = [];
+    for (let j = i; j < Math.min(n, i + 10_000); j++) {
+      ids.push(j + 1);
+      texts.push(JSON.stringify(samplePayload(j)));
+    }
+    await client.query(
+      "INSERT INTO raw (id, ts, payload) SELECT id, $1, p FROM unnest($2::bigint[], $3::text[]) AS u(id, p)",
+      [Date.now(), ids, texts],
+    );
+  }
+}
+
+async function replayRawPg(client: pg.Client, limit = Infinity): Promise<{ ms: number; count: number }> {
+  const t0 = now();
+  let after = 0;
+  let count = 0;
+  let sum = 0;
+  while (count < limit) {
+    const { rows } = await client.query<{ id: number; ts: number; payload: string }>(
+      "SELECT id, ts, payload FROM raw WHERE id > $1 ORDER BY id LIMIT $2",
+      [after, PAGE],
+    );
+    if (rows.length === 0) break;
+    const events = rows.map((r) => ({ seq: r.id, ts: r.ts, payload: JSON.parse(r.payload) as { i: number } }));
+    for (const e of events) sum += e.payload.i;
+    count += events.length;
+    after = rows[rows.length - 1]!.id;
+  }
+  if (sum < 0) throw new Error("unreachable");
+  return { ms: now() - t0, count };
+}
+
+/** tsclaw and raw `pg` replay on fresh databases of the scenario's PostgreSQL: events/s of each. */
+async function replayOnPg(store: BenchStore, n: number): Promise<{ tsclaw: number; raw: number }> {
+  const fresh = await store.fresh();
+  const rawDb = await store.fresh();
+  const claw = createClaw({ db: fresh.db, project: "bench" });
+  const raw = await rawPgClient(rawDb.db);
+  try {
+    await fill(claw, n);
+    await fillRawPg(raw, n);
+    await replayTsclaw(claw, n / 10);
+    await replayRawPg(raw, n / 10);
+    const ts = [await replayTsclaw(claw), await replayTsclaw(claw)].sort((a, b) => a.ms - b.ms)[0]!;
+    const base = [await replayRawPg(raw), await replayRawPg(raw)].sort((a, b) => a.ms - b.ms)[0]!;
+    if (ts.count !== n || base.count !== n)
+      throw new Error(`replay on PostgreSQL counted ${ts.count} / ${base.count}, expected ${n}`);
+    return { tsclaw: (n / ts.ms) * 1000, raw: (n / base.ms) * 1000 };
+  } finally {
+    await raw.end();
+    await claw.close();
+    await fresh.remove();
+    await rawDb.remove();
+  }
+}
+
+async function replayOnSqlite(n: number): Promise<{ tsclaw: number; raw: number }> {
   const tmp = tempDir();
   const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench" });
   const raw = new Database(join(tmp.dir, "raw.db"));
@@ -79,19 +143,50 @@ export async function run(): Promise<Row[]> {
     const base = [replayRaw(raw), replayRaw(raw)].sort((a, b) => a.ms - b.ms)[0]!;
     if (ts.count !== n || base.count !== n)
       throw new Error(`replay counted ${ts.count} / ${base.count}, expected ${n}`);
-    return [
-      row({
-        scenario: "replay by cursor",
-        unit: "events/s",
-        tsclaw: (n / ts.ms) * 1000,
-        baseline: (n / base.ms) * 1000,
-        target: { op: ">=", value: 0.9 },
-        note: `${n} events, pages of ${PAGE}; raw = SELECT … WHERE rowid > ? + JSON.parse`,
-      }),
-    ];
+    return { tsclaw: (n / ts.ms) * 1000, raw: (n / base.ms) * 1000 };
   } finally {
     raw.close();
     await claw.close();
     tmp.remove();
+  }
+}
+
+/** Runs the scenario. */
+export async function run(): Promise<Row[]> {
+  const n = size(1_000_000, 20_000);
+  // Filling PostgreSQL through `out` runs at its commit rate: a fifth of SQLite's events keeps the
+  // scenario short, and a read's rate does not depend on how many rows follow it.
+  const nPg = size(200_000, 5000);
+  const scenario = "replay by cursor";
+  const pg = await startPgStore();
+  try {
+    const lite = await replayOnSqlite(n);
+    const rows = [
+      row({
+        scenario,
+        unit: "events/s",
+        tsclaw: lite.tsclaw,
+        baseline: lite.raw,
+        target: { op: ">=", value: 0.9 },
+        note: `${n} events, pages of ${PAGE}; raw = SELECT … WHERE rowid > ? + JSON.parse`,
+      }),
+    ];
+    if (!pg.peer) rows.push(notInstalled(`${scenario} on PostgreSQL`, "events/s", null, pg.missing));
+    else {
+      const onPg = await replayOnPg(pg.peer.store, nPg);
+      rows.push(
+        row({
+          scenario: `${scenario} on PostgreSQL`,
+          unit: "events/s",
+          tsclaw: onPg.tsclaw,
+          baseline: onPg.raw,
+          target: null,
+          note: `${nPg} events, pages of ${PAGE}; raw = pg, SELECT … WHERE id > $1 ORDER BY id LIMIT ${PAGE} + JSON.parse; ${pgVsSqlite(onPg.tsclaw, lite.tsclaw, "events/s")}`,
+        }),
+      );
+    }
+    return rows;
+  } finally {
+    await stopAll([pg]);
   }
 }

@@ -4,7 +4,8 @@
  * long poll woken by the same kind of SQLite update. (2) run_task + check_task against the fake
  * Responses server (its own process), 20 sessions in parallel, vs the same number of direct
  * `openai` streaming calls to the same fake server: throughput and the overhead beyond the
- * model's own time.
+ * model's own time. Both again with tsclaw on PostgreSQL (a server of the scenario's own; the
+ * raw long poll woken after a `pg` UPDATE), next to the SQLite rows.
  */
 
 import { randomBytes } from "node:crypto";
@@ -17,6 +18,9 @@ import { listenHttp } from "../adapters/http.js";
 import { createAccessPolicy } from "../adapters/security.js";
 import { type Claw, createClaw } from "../src/index.js";
 import { childMessages, now, percentile, pool, size, spawnBenchScript, tempDir } from "./measure.js";
+import { notInstalled, stopAll } from "./peers/peer-rows.js";
+import { rawPgClient } from "./raw-pg.js";
+import { type BenchStore, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row } from "./table.js";
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
@@ -73,13 +77,38 @@ async function wakeTsclaw(claw: Claw, url: string, n: number): Promise<number[]>
   return out;
 }
 
-/** The same with a bare long-poll server and a raw SQLite update. */
-async function wakeRaw(file: string, n: number): Promise<number[]> {
+/** A table of task statuses the raw long poll's waker updates. */
+interface RawStatuses {
+  insert(id: number): Promise<void>;
+  cancel(id: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+function sqliteStatuses(file: string): RawStatuses {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, status TEXT NOT NULL)");
   const update = db.prepare("UPDATE t SET status = ? WHERE id = ?");
+  return {
+    insert: async (id) => void db.prepare("INSERT INTO t (id, status) VALUES (?, 'todo')").run(id),
+    cancel: async (id) => void update.run("cancelled", id),
+    close: async () => void db.close(),
+  };
+}
+
+async function pgStatuses(url: string): Promise<RawStatuses> {
+  const client = await rawPgClient(url);
+  await client.query("CREATE TABLE IF NOT EXISTS t (id BIGINT PRIMARY KEY, status TEXT NOT NULL)");
+  return {
+    insert: async (id) => void (await client.query("INSERT INTO t (id, status) VALUES ($1, 'todo')", [id])),
+    cancel: async (id) => void (await client.query("UPDATE t SET status = $1 WHERE id = $2", ["cancelled", id])),
+    close: () => client.end(),
+  };
+}
+
+/** The same with a bare long-poll server, woken once the raw update has committed. */
+async function wakeRaw(db: RawStatuses, n: number, from = 0): Promise<number[]> {
   const waiting = new Map<number, ServerResponse>();
   const server = createServer((req, res) => {
     let body = "";
@@ -90,13 +119,13 @@ async function wakeRaw(file: string, n: number): Promise<number[]> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/do`;
   const out: number[] = [];
   try {
-    for (let i = 0; i < n; i++) {
-      db.prepare("INSERT INTO t (id, status) VALUES (?, 'todo')").run(i);
+    for (let i = from; i < from + n; i++) {
+      await db.insert(i);
       const answered = postJson(url, { op: "wait", args: { id: i } }).then(() => now());
       while (!waiting.has(i)) await new Promise((r) => setTimeout(r, 1));
       await new Promise((r) => setTimeout(r, 2));
       const t0 = now();
-      update.run("cancelled", i);
+      await db.cancel(i);
       const res = waiting.get(i)!;
       waiting.delete(i);
       const text = JSON.stringify({ ok: true, result: { id: i, status: "cancelled" } });
@@ -106,7 +135,6 @@ async function wakeRaw(file: string, n: number): Promise<number[]> {
   } finally {
     server.close();
     server.closeAllConnections();
-    db.close();
   }
   return out;
 }
@@ -155,6 +183,43 @@ async function rawCalls(
   return { ms: now() - t0, durations };
 }
 
+/** A claw on a fresh database of `store`, served over HTTP, talking to the fake model. */
+async function servedClaw(store: BenchStore, fakeUrl: string) {
+  const fresh = await store.fresh();
+  const claw = createClaw({
+    db: fresh.db,
+    project: "bench",
+    baseURL: fakeUrl,
+    env: { ...process.env, OPENROUTER_API_KEY: "bench" },
+  });
+  await claw.ready();
+  const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy: createAccessPolicy({ token: TOKEN }) });
+  return {
+    claw,
+    url: http.url,
+    close: async () => {
+      await http.close();
+      await claw.close();
+      await fresh.remove();
+    },
+  };
+}
+
+/** Wake-ups and run_tasks on one store, each warmed up first. */
+async function measureStore(store: BenchStore, fakeUrl: string, wakes: number, sessions: number, perSession: number) {
+  const served = await servedClaw(store, fakeUrl);
+  try {
+    await wakeTsclaw(served.claw, served.url, size(50, 10)); // warm-up
+    const wake = await wakeTsclaw(served.claw, served.url, wakes);
+    // Warm-up: the first hundred runs are several times slower (JIT, prepared statements).
+    await runTasks(served.claw, sessions, size(5, 1));
+    const tasks = await runTasks(served.claw, sessions, perSession);
+    return { wake, tasks };
+  } finally {
+    await served.close();
+  }
+}
+
 /** Runs the scenario. */
 export async function run(): Promise<Row[]> {
   const wakes = size(200, 30);
@@ -163,26 +228,19 @@ export async function run(): Promise<Row[]> {
   const tmp = tempDir();
   const fakeChild = spawnBenchScript("fake-model.ts");
   const { url: fakeUrl } = (await childMessages(fakeChild).next((m) => typeof m.url === "string")) as { url: string };
-  const claw = createClaw({
-    db: join(tmp.dir, "claw.db"),
-    project: "bench",
-    baseURL: fakeUrl,
-    env: { ...process.env, OPENROUTER_API_KEY: "bench" },
-  });
-  const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy: createAccessPolicy({ token: TOKEN }) });
+  const pg = await startPgStore();
   try {
-    await wakeTsclaw(claw, http.url, size(50, 10)); // warm-up
-    await wakeRaw(join(tmp.dir, "raw-warm.db"), 10);
-    const ts = await wakeTsclaw(claw, http.url, wakes);
-    const raw = await wakeRaw(join(tmp.dir, "raw-wake.db"), wakes);
-    // Warm-up: the first hundred runs are several times slower (JIT, prepared statements).
-    await runTasks(claw, sessions, size(5, 1));
+    const lite = await measureStore(SQLITE, fakeUrl, wakes, sessions, perSession);
+    const liteRaw = sqliteStatuses(join(tmp.dir, "raw-wake.db"));
+    const raw = await wakeRaw(liteRaw, 10).then(() => wakeRaw(liteRaw, wakes, 10));
+    await liteRaw.close();
     await rawCalls(fakeUrl, sessions, size(5, 1));
-    const tr = await runTasks(claw, sessions, perSession);
     const rr = await rawCalls(fakeUrl, sessions, perSession);
     const total = sessions * perSession;
     const p = (xs: number[], q: number) => percentile(xs, q);
-    return [
+    const ts = lite.wake;
+    const tr = lite.tasks;
+    const rows = [
       row({
         scenario: "check_task wake-up p50",
         unit: "ms",
@@ -217,10 +275,55 @@ export async function run(): Promise<Row[]> {
         note: `task p50 ${p(tr.durations, 50).toFixed(1)} ms / p99 ${p(tr.durations, 99).toFixed(1)} ms vs model call p50 ${p(rr.durations, 50).toFixed(1)} ms / p99 ${p(rr.durations, 99).toFixed(1)} ms`,
       }),
     ];
+    const pgRows = [
+      ["check_task wake-up p50 on PostgreSQL", "ms"],
+      ["check_task wake-up p99 on PostgreSQL", "ms"],
+      ["run_task + check_task (fake model) on PostgreSQL", "tasks/s"],
+    ] as const;
+    if (!pg.peer) {
+      for (const [scenario, unit] of pgRows) rows.push(notInstalled(scenario, unit, null, pg.missing));
+      return rows;
+    }
+    const onPg = await measureStore(pg.peer.store, fakeUrl, wakes, sessions, perSession);
+    const rawDb = await pg.peer.store.fresh();
+    const pgRaw = await pgStatuses(rawDb.db);
+    const rawPgWake = await wakeRaw(pgRaw, 10).then(() => wakeRaw(pgRaw, wakes, 10));
+    await pgRaw.close();
+    await rawDb.remove();
+    const pgRate = (total / onPg.tasks.ms) * 1000;
+    const wakeNote = (q: number) => pgVsSqlite(p(onPg.wake, q), p(ts, q), "ms", true);
+    rows.push(
+      row({
+        scenario: pgRows[0][0],
+        unit: "ms",
+        tsclaw: p(onPg.wake, 50),
+        baseline: p(rawPgWake, 50),
+        target: null,
+        ratioNote: "time tsclaw ÷ raw (lower is better)",
+        note: `${wakes} tasks, cancelled in-process on the serving node; raw = node:http long poll woken after a pg UPDATE commits; ${wakeNote(50)}`,
+      }),
+      row({
+        scenario: pgRows[1][0],
+        unit: "ms",
+        tsclaw: p(onPg.wake, 99),
+        baseline: p(rawPgWake, 99),
+        target: null,
+        ratioNote: "time tsclaw ÷ raw (lower is better)",
+        note: wakeNote(99),
+      }),
+      row({
+        scenario: pgRows[2][0],
+        unit: "tasks/s",
+        tsclaw: pgRate,
+        baseline: (total / rr.ms) * 1000,
+        target: null,
+        note: `${total} tasks over ${sessions} sessions; raw = the same direct openai calls; task p50 ${p(onPg.tasks.durations, 50).toFixed(1)} ms / p99 ${p(onPg.tasks.durations, 99).toFixed(1)} ms; ${pgVsSqlite(pgRate, (total / tr.ms) * 1000, "tasks/s")}`,
+      }),
+    );
+    return rows;
   } finally {
-    await http.close();
-    await claw.close();
     fakeChild.kill("SIGTERM");
     tmp.remove();
+    await stopAll([pg]);
   }
 }
