@@ -237,7 +237,7 @@ export async function run(): Promise<Row[]> {
           baseline: g,
           target: null,
           ratioNote: "time tsclaw ÷ graphile (lower is better)",
-          note: `graphile-worker publishes ${GRAPHILE_PUBLISHED_MS} ms (its own benchmark, another machine): tsclaw ÷ published ${(ts / GRAPHILE_PUBLISHED_MS).toFixed(2)}, graphile here ÷ published ${(g / GRAPHILE_PUBLISHED_MS).toFixed(2)}; tsclaw on SQLite averages ${mean(lite.lat).toFixed(2)} ms`,
+          note: `graphile-worker publishes ${GRAPHILE_PUBLISHED_MS} ms (its own benchmark, another machine): tsclaw ÷ published ${(ts / GRAPHILE_PUBLISHED_MS).toFixed(2)}, graphile here ÷ published ${(g / GRAPHILE_PUBLISHED_MS).toFixed(2)}; slowest start: tsclaw ${Math.max(...onPg.lat).toFixed(0)} ms, graphile ${Math.max(...gw.lat).toFixed(0)} ms; tsclaw on SQLite averages ${mean(lite.lat).toFixed(2)} ms`,
         }),
       );
     } else rows.push(notInstalled(average, "ms", null, pg.missing!));
