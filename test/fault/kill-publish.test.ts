@@ -1,15 +1,16 @@
 /**
  * kill -9 of `tsclaw serve` while clients publish through POST /do: every acknowledged event is
- * there after a restart on the same database file, with its payload, and seqs stay contiguous.
- * Five kills in a row on one file, each at a different point of the load.
+ * there after a restart on the same database, with its payload, and seqs stay contiguous.
+ * Several kills in a row on one database, each at a different point of the load: a SQLite file,
+ * and a PostgreSQL database (where the killed node's connections die with it, mid-commit).
  */
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { tempDir } from "../helpers/claw.js";
+import { createTestDatabase, startPgServer } from "../helpers/pg-server.js";
 import { readAll, type ServeProcess, startServe } from "./serve-process.js";
 
 const CLIENTS = 4;
-const ROUNDS = 5;
 
 let running: ServeProcess | undefined;
 afterEach(async () => {
@@ -51,11 +52,11 @@ function publishUntilDeath(
   return { acked, done: Promise.all(loops).then(() => {}) };
 }
 
-test("every acknowledged out survives kill -9 of serve, five times on one file; seqs stay contiguous", async () => {
-  const db = join(tempDir("tsclaw-fault-"), "claw.db");
+/** `rounds` rounds of publish, kill -9, restart and check on database `db`. */
+async function killRounds(db: string, rounds: number, env: NodeJS.ProcessEnv = {}): Promise<void> {
   const allAcked = new Map<number, unknown>();
-  for (let round = 0; round < ROUNDS; round++) {
-    const server = await startServe(db);
+  for (let round = 0; round < rounds; round++) {
+    const server = await startServe(db, [], env);
     running = server;
     // Kill at a different depth of the load each round.
     const killAfter = 40 + round * 60;
@@ -69,7 +70,7 @@ test("every acknowledged out survives kill -9 of serve, five times on one file; 
     expect(acks).toBeGreaterThanOrEqual(killAfter);
     for (const [seq, payload] of acked) allAcked.set(seq, payload);
 
-    const after = await startServe(db);
+    const after = await startServe(db, [], env);
     running = after;
     const events = await readAll(after, "fault");
     // Contiguous from 1: no gap, no duplicate.
@@ -84,5 +85,18 @@ test("every acknowledged out survives kill -9 of serve, five times on one file; 
     expect(await after.stop()).toBe(0);
     running = undefined;
   }
-  expect(allAcked.size).toBeGreaterThan(ROUNDS * 40);
+  expect(allAcked.size).toBeGreaterThan(rounds * 40);
+}
+
+test("every acknowledged out survives kill -9 of serve, five times on one file; seqs stay contiguous", async () => {
+  await killRounds(join(tempDir("tsclaw-fault-"), "claw.db"), 5);
 }, 120_000);
+
+test("on PostgreSQL too: every acknowledged out survives kill -9 of the node, three times; seqs stay contiguous", async () => {
+  const server = await startPgServer({ durable: true });
+  try {
+    await killRounds(await createTestDatabase(server.url), 3, { CLAW_TOKEN: "kill-publish-pg-token-0123456789" });
+  } finally {
+    await server.stop();
+  }
+}, 180_000);
