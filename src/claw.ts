@@ -20,6 +20,7 @@ import { deriveHandles } from "./handles/derive.js";
 import type { Caller, OpInput, OpOutput } from "./handles/handle-types.js";
 import { type Identity, loadIdentity } from "./identity.js";
 import { NodeService } from "./nodes/node-service.js";
+import { liveNodes } from "./nodes/owners.js";
 import { OPS, type RegisteredOp } from "./ops/index.js";
 import type { Services } from "./services.js";
 import { openStore } from "./store/open-storage.js";
@@ -93,7 +94,9 @@ export function createClaw(options: ClawOptions = {}): Claw {
     maxEventsPerCall: config.limits.maxEventsPerCall,
     baseEnv: config.env,
     sandbox,
-    owner: () => identity().instance,
+    // Nodes share the instance id: on PostgreSQL the mark also names the node, so a node can
+    // tell the bash of a gone node on its machine from that of a live one.
+    owner: () => (store.kind === "postgres" ? `${identity().instance}.${nodes.id}` : identity().instance),
   });
   const nodes = new NodeService({ sql, leaseMs: config.leaseMs, url: () => config.url, log: config.log });
   const tokens = new ScopedTokens();
@@ -106,6 +109,8 @@ export function createClaw(options: ClawOptions = {}): Claw {
     nodes.onHeartbeat(async () => {
       await sessions.recoverLostWork();
       await tasks.recoverLostWork();
+      const reaped = bash.reapGoneNodes(identity().instance, await liveNodes(sql, node));
+      if (reaped > 0) config.log(`tsclaw: killed ${reaped} bash processes that gone nodes left running here`);
     });
   const memory = new MemoryService({ config, sql });
   const services: Services = {

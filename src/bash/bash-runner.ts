@@ -13,7 +13,7 @@ import type { BashRequest, BashResult } from "./bash-schema.js";
 import { buildBashEnv } from "./env.js";
 import { planInvocation } from "./invocation.js";
 import { LineEventBudget, lineEventSink, type PreparedEvents, Publisher, prepareEvents } from "./line-events.js";
-import { killAllMarked, MARKER_VAR, markerEntry, ownerPrefix } from "./process-scan.js";
+import { killAllMarked, MARKER_VAR, markedOwners, markerEntry, ownerPrefix } from "./process-scan.js";
 import type { AppliedSandbox } from "./sandbox.js";
 import { TailBuffer } from "./tail-buffer.js";
 
@@ -94,6 +94,19 @@ export class BashRunner {
    */
   reapLeftovers(): number {
     return killAllMarked(ownerPrefix(this.owner));
+  }
+
+  /**
+   * Several nodes on one database: kills the bash that nodes of this database which are gone
+   * (not in `live`) left running on this machine, where the owner mark is `<group>.<node>`.
+   * Returns the count.
+   */
+  reapGoneNodes(group: string, live: readonly string[]): number {
+    const alive = new Set(live.map((node) => `${group}.${node}`.replace(/[^A-Za-z0-9_.-]/g, "_")));
+    let killed = 0;
+    for (const owner of markedOwners(`${group}.`).keys())
+      if (!alive.has(owner)) killed += killAllMarked(ownerPrefix(owner));
+    return killed;
   }
 
   /** Kills what calls with `keepBackground` left running. Called when the claw closes. */

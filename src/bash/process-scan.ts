@@ -85,6 +85,30 @@ export function commOf(pid: number): string | undefined {
 }
 
 /**
+ * The marker owners (the text between `TSCLAW_BASH=` and the call's `:`) of every process whose
+ * owner starts with `prefix`, each with its PIDs: how a node finds the bash of other nodes of
+ * its database that ran on this machine.
+ */
+export function markedOwners(prefix: string): Map<string, number[]> {
+  const needle = Buffer.from(`${MARKER_VAR}=${prefix}`);
+  const owners = new Map<string, number[]>();
+  for (const pid of findMarked(needle)) {
+    let env: Buffer;
+    try {
+      env = readFileSync(`/proc/${pid}/environ`);
+    } catch {
+      continue; // ended meanwhile
+    }
+    const start = env.indexOf(needle) + MARKER_VAR.length + 1;
+    const end = env.indexOf(":", start);
+    if (end < 0) continue;
+    const owner = env.toString("utf8", start, end);
+    owners.set(owner, [...(owners.get(owner) ?? []), pid]);
+  }
+  return owners;
+}
+
+/**
  * SIGKILLs every process carrying `needle`, again until none is left (a process may fork while
  * its siblings die). Returns how many were killed.
  */

@@ -5,7 +5,8 @@
  * duplicate, check_task on one node wakes on a change made on another, racing completions
  * over the nodes have exactly one winner and one receipt, runs of one session never overlap
  * whichever node they were sent to, and a node killed -9 while it runs a task leaves it
- * `error`/`node_lost` once its lease lapses. Latencies are printed, not asserted.
+ * `error`/`node_lost` once its lease lapses (and the bash it left on this machine is killed by
+ * the nodes still alive). Latencies are printed, not asserted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -13,6 +14,7 @@ import { type ServeProcess, startServe } from "../fault/serve-process.js";
 import { answer, callBash, type FakeResponses, type FakeTurn, startFakeResponses } from "../fixtures/fake-responses.js";
 import { pool } from "../helpers/fuzz.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { pidsWithArg, waitProcessGone } from "../helpers/process.js";
 
 const TOKEN = "three-nodes-shared-token-0123456789";
 const LEASE = "2s";
@@ -305,13 +307,18 @@ describe("three nodes on one PostgreSQL database", () => {
     fake.setDefault((request) => {
       const last = Array.isArray(request.body.input) ? request.body.input.at(-1) : undefined;
       if (last?.type === "function_call_output") return answer("finished");
-      return callBash({ script: "sleep 60" });
+      return callBash({ script: "sleep 60.4321" });
     });
     const t = await ok(doomed, "run_task", { prompt: "sleep a minute", sessionKey: "mn-doomed" });
     await eventually(
       async () => ((await ok(node(0), "get_task", { taskId: t.taskId })).status === "in_progress" ? true : undefined),
       20_000,
       "the task running",
+    );
+    const sleeps = await eventually(
+      async () => (pidsWithArg("60.4321").length > 0 ? pidsWithArg("60.4321") : undefined),
+      10_000,
+      "the doomed node's bash",
     );
     const killedAt = Date.now();
     await doomed.kill9();
@@ -327,6 +334,8 @@ describe("three nodes on one PostgreSQL database", () => {
     console.log(`node_lost after ${Date.now() - killedAt} ms (lease ${LEASE})`);
     const listed = await ok(node(2), "list_nodes");
     expect(listed.nodes.find((n: any) => n.node === doomedNode)?.alive ?? false).toBe(false);
+    // Its bash outlived it; the nodes left on this machine kill it at their next heartbeat.
+    for (const pid of sleeps) expect(await waitProcessGone(pid, 10_000), `bash ${pid} of the lost node`).toBe(true);
     fake.setDefault(answer("ok"));
     // The session is free again: a new run on it, sent to another node, runs to the end.
     const again = await ok(node(2), "run_task", { prompt: "say ok", sessionKey: "mn-doomed" });
