@@ -75,7 +75,7 @@ test("a steer acknowledged before a kill -9 is delivered exactly once in the nex
   expect(input.map(inputText).filter((t: string) => t === "S1")).toHaveLength(1);
   expect(await userTexts(second, "steer")).toEqual(["go", "continue", "S1"]);
   expect((await second.op("get_state", { sessionKey: "steer" })).body.result.pending.steering).toBe(0);
-});
+}, 60_000); // two serve processes and a kill -9: slow on a loaded machine
 
 test("a prompt stored during a compaction runs after a kill -9 and restart, exactly once", async () => {
   fake = await startFakeResponses();
@@ -104,4 +104,4 @@ test("a prompt stored during a compaction runs after a kill -9 and restart, exac
   expect(fake.requests).toHaveLength(3);
   const state = (await second.op("get_state", { sessionKey: "compacting" })).body.result;
   expect(state).toMatchObject({ pending: { prompts: 0 }, queuedRuns: 0 });
-});
+}, 60_000);
