@@ -1,6 +1,6 @@
 /** The JSON Schema catalog of every operation, derived from the registry's zod schemas. */
 import { z } from "zod";
-import { type AnyOpDef, opFlagsSchema } from "./registry.js";
+import { type AnyOpDef, opFlagsSchema, opScopeSchema } from "./registry.js";
 
 /** One catalog entry: an operation as clients see it. */
 export const catalogEntrySchema = z.object({
@@ -8,6 +8,7 @@ export const catalogEntrySchema = z.object({
   group: z.string(),
   summary: z.string(),
   flags: opFlagsSchema.describe("What a call may do; MCP tool annotations carry the same flags"),
+  scope: opScopeSchema,
   aliases: z.array(z.string()),
   streamingOnly: z.boolean(),
   kind: z.enum(["call", "stream"]).describe('"stream": the answer opens a stream of event frames on the connection'),
@@ -39,6 +40,7 @@ export function catalog(ops: readonly AnyOpDef[]): CatalogEntry[] {
       group: op.group,
       summary: op.summary,
       flags: { ...op.flags },
+      scope: op.scope ?? "none",
       aliases: [...(op.aliases ?? [])],
       streamingOnly: op.streamingOnly ?? false,
       kind: op.kind ?? "call",

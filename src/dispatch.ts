@@ -147,7 +147,7 @@ export class Dispatcher {
   /** Throws unless a scoped token's grant is live and covers this call (no session lookup). */
   private authorize(grant: ScopedGrant, op: AnyOpDef, args: unknown, sessionId?: string): void {
     assertLive(grant);
-    authorizeScoped(grant.scope, op.name, args, sessionId);
+    authorizeScoped(grant.scope, op, args, sessionId);
   }
 
   /** authorize for an operation on a session: the reference is resolved to its id first. */
@@ -180,7 +180,7 @@ export class Dispatcher {
     const parsed = op.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArgs(op.name, parsed.error);
     if (ctx.grant) {
-      if (scopeNeedsSession(op.name)) await this.authorizeSession(ctx.grant, op, parsed.data);
+      if (scopeNeedsSession(op)) await this.authorizeSession(ctx.grant, op, parsed.data);
       else this.authorize(ctx.grant, op, parsed.data);
     }
     const self = this;

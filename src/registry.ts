@@ -54,6 +54,19 @@ export const opFlagsSchema = z.object({
 export type OpFlags = z.infer<typeof opFlagsSchema>;
 
 /**
+ * What a scoped token (the `CLAW_TOKEN` an agent's or a bash call's script gets) may do with an
+ * operation, declared once in its definition: `"bus"` on the token's own buses only (its `bus`
+ * argument), `"task"` on its own task only (`taskId`/`jobId`), `"session_read"` on its own
+ * session only (the reference resolved to its id), `"any"` for anyone holding a token (the
+ * catalog, the guide). `"none"`, what an operation that declares nothing gets, refuses it.
+ */
+export const opScopeSchema = z
+  .enum(["bus", "task", "session_read", "any", "none"])
+  .describe("What a scoped token (an agent's CLAW_TOKEN) may do with it; none: refused");
+/** A scoped token's reach into one operation. */
+export type OpScope = z.infer<typeof opScopeSchema>;
+
+/**
  * Where an operation's typed handle method lives on a claw (local and remote alike):
  * `"group.method"` is `claw.group.method(args, opts?)`, a bare `"name"` is `claw.name(args, opts?)`,
  * and `null` means no method of its own (reached through `claw.call`, or served by a handle that
@@ -85,6 +98,8 @@ export interface OpDef<
   group: OpGroup;
   /** Effects of a call (read-only, destructive, idempotent, open-world). */
   flags: OpFlags;
+  /** What a scoped token may do with it (see {@link opScopeSchema}). Default: "none" (refused) */
+  scope?: OpScope;
   /** One line, shown in /doc and the catalog. */
   summary: string;
   /** Longer Markdown notes for /doc (semantics, errors). */

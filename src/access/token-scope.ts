@@ -2,10 +2,13 @@
  * What a scoped token may do. A token handed to bash (an agent run's, or one `bash` call's)
  * reaches only that run's own bus, session and task: the model provider sees what the script
  * prints, so whatever the script holds must not be the server's credential for running code.
- * Everything not listed here is refused: bash, prompts, new sessions or tasks, other buses,
- * listing, trimming, memory, and minting stream tickets.
+ * Each operation declares its reach in its definition (`scope`, see registry.ts); one that
+ * declares nothing is refused: bash, prompts, new sessions or tasks, other buses, listing,
+ * trimming, memory, and minting stream tickets.
  */
 import { ClawError } from "../errors.js";
+import { OPS } from "../ops/index.js";
+import type { AnyOpDef, OpScope } from "../registry.js";
 
 /** The reach of one scoped token. */
 export interface TokenScope {
@@ -21,23 +24,21 @@ export interface TokenScope {
   taskId?: string;
 }
 
-/** Bus operations limited to the scope's buses. */
-const BUS_OPS = new Set(["out", "read", "subscribe"]);
-/** Task operations limited to the scope's task. */
-const TASK_OPS = new Set(["get_task", "check_task", "task_update"]);
-/** Read operations of the scope's session. */
-const SESSION_READ_OPS = new Set([
-  "get_state",
-  "get_messages",
-  "get_session_stats",
-  "get_last_assistant_text",
-  "export_session",
-]);
-/** Harmless to anyone holding a token: the catalog, the guide, the identity, ending one's own subscription. */
-const ANY_SCOPE_OPS = new Set(["ops", "doc", "server_identity", "unsubscribe"]);
+/** The scopes in the order the refusal message lists their operations. */
+const SCOPE_ORDER: readonly OpScope[] = ["bus", "task", "session_read", "any"];
 
-/** The operations a scoped token may call, for docs and messages. */
-export const SCOPED_OPS: readonly string[] = [...BUS_OPS, ...TASK_OPS, ...SESSION_READ_OPS, ...ANY_SCOPE_OPS];
+/** An operation's declared scope ("none" when it declares nothing). */
+export function scopeOf(op: Pick<AnyOpDef, "scope">): OpScope {
+  return op.scope ?? "none";
+}
+
+/**
+ * The operations a scoped token may call, for docs and messages: derived from each operation's
+ * declared `scope`, grouped by scope, in registry order within a group.
+ */
+export const SCOPED_OPS: readonly string[] = SCOPE_ORDER.flatMap((s) =>
+  OPS.filter((op) => scopeOf(op) === s).map((op) => op.name),
+);
 
 type Args = Record<string, unknown>;
 
@@ -84,30 +85,36 @@ function namesOwnTask(scope: TokenScope, a: Args): boolean {
 }
 
 /** True when authorizing `op` needs the id of the session its arguments name (see authorizeScoped). */
-export function scopeNeedsSession(op: string): boolean {
-  return SESSION_READ_OPS.has(op);
+export function scopeNeedsSession(op: Pick<AnyOpDef, "scope">): boolean {
+  return scopeOf(op) === "session_read";
 }
 
 /**
- * Throws `forbidden` unless `scope` allows operation `op` (its canonical name) with validated
+ * Throws `forbidden` unless `scope` allows operation `op` (its definition) with validated
  * `args` (defaults applied). `sessionId` is the id the arguments' session reference resolves
  * to (looked up by the caller when scopeNeedsSession(op)), so a key that happens to equal
  * another session's id cannot reach that session; undefined refuses every session operation.
  */
-export function authorizeScoped(scope: TokenScope, op: string, args: unknown, sessionId?: string): void {
+export function authorizeScoped(
+  scope: TokenScope,
+  op: Pick<AnyOpDef, "name" | "scope">,
+  args: unknown,
+  sessionId?: string,
+): void {
   const a = (args ?? {}) as Args;
-  if (ANY_SCOPE_OPS.has(op)) return;
-  if (BUS_OPS.has(op)) {
+  const reach = scopeOf(op);
+  if (reach === "any") return;
+  if (reach === "bus") {
     const bus = typeof a.bus === "string" ? a.bus : "thebus";
     if (!scope.buses.includes(bus)) throw refused(scope, `bus "${bus}" is not its bus (${scope.buses.join(", ")})`);
     return;
   }
-  if (TASK_OPS.has(op)) {
+  if (reach === "task") {
     if (!namesOwnTask(scope, a))
       throw refused(scope, scope.taskId ? `only task ${scope.taskId} is its task` : "it belongs to no task");
     return;
   }
-  if (SESSION_READ_OPS.has(op)) {
+  if (reach === "session_read") {
     if (!namesOwnSession(scope, a) || sessionId === undefined || sessionId !== scope.sessionId)
       throw refused(
         scope,
@@ -115,5 +122,5 @@ export function authorizeScoped(scope: TokenScope, op: string, args: unknown, se
       );
     return;
   }
-  throw refused(scope, `operation ${op} is outside its scope`);
+  throw refused(scope, `operation ${op.name} is outside its scope`);
 }

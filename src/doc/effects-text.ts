@@ -1,5 +1,5 @@
-/** One line of /doc per operation saying what a call may do, from the operation's declared flags. */
-import type { OpFlags } from "../registry.js";
+/** Lines of /doc per operation saying what a call may do and what a scoped token may do with it, from its definition. */
+import type { OpFlags, OpScope } from "../registry.js";
 
 /** e.g. "Effects: read-only, idempotent, closed-world (MCP annotations carry the same flags)." */
 export function effectsLine(flags: OpFlags): string {
@@ -10,4 +10,17 @@ export function effectsLine(flags: OpFlags): string {
     flags.openWorld ? "open-world (reaches a model provider or the host)" : "closed-world",
   ];
   return `Effects: ${words.join(", ")}. MCP tool annotations carry the same flags.`;
+}
+
+const SCOPE_WORDS: Readonly<Record<OpScope, string>> = {
+  bus: "on their own buses only",
+  task: "on their own task only",
+  session_read: "on their own session only",
+  any: "allowed",
+  none: "refused",
+};
+
+/** e.g. "Scoped tokens (an agent's \`CLAW_TOKEN\`): on their own buses only." */
+export function scopeLine(scope: OpScope): string {
+  return `Scoped tokens (an agent's \`CLAW_TOKEN\`): ${SCOPE_WORDS[scope]}.`;
 }

@@ -4,7 +4,7 @@ import { type CatalogEntry, catalog } from "../catalog.js";
 import { ClawError, ERROR_TABLE, type ErrorCode } from "../errors.js";
 import type { AnyOpDef, OpGroup } from "../registry.js";
 import { closest } from "../suggest.js";
-import { effectsLine } from "./effects-text.js";
+import { effectsLine, scopeLine } from "./effects-text.js";
 import { fillVars, type GuideConfig, guideVars, serverSection } from "./guide-context.js";
 import { CONTRACT_SECTIONS } from "./guide-sections.js";
 import { INTRO, TRANSPORTS } from "./guide-text.js";
@@ -72,7 +72,7 @@ function opSection(entry: CatalogEntry, def: AnyOpDef, url: string, shapes: Shap
   const parts = [`### \`${entry.name}\``, "", entry.summary, ""];
   if (entry.aliases.length) parts.push(`Aliases: ${entry.aliases.map((a) => `\`${a}\``).join(", ")}.`, "");
   if (def.notes) parts.push(def.notes, "");
-  parts.push(effectsLine(entry.flags), "");
+  parts.push(effectsLine(entry.flags), scopeLine(entry.scope), "");
   parts.push("Arguments:", "", propertiesTable(entry.input, shapes, `\`${entry.name}\` arguments`));
   const sameResult = shapes.firstSeen(entry.output, `the result of \`${entry.name}\``);
   if (sameResult) parts.push(`Result: the same fields as ${sameResult}.`, "");

@@ -14,6 +14,7 @@ export const outOp = defineOp({
   name: "out",
   group: "bus",
   flags: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
+  scope: "bus",
   summary: "Publish one event (any JSON value) to a bus; returns after it is committed.",
   notes:
     "Concurrent `out` calls share one transaction (group commit). The returned `seq` is the event's position on its bus.",
@@ -34,6 +35,7 @@ export const readOp = defineOp({
   name: "read",
   group: "bus",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "bus",
   summary: "Read events after a cursor; with waitMs, long-poll until one arrives.",
   notes:
     "Pass the returned `next` as `after` to continue. `lastSeq` is the bus's newest seq. A gap between `after` and the first returned seq means those events were trimmed. A page holds at most `limit` events and at most 4 MiB of event text (always at least one event), so `next < lastSeq` with a full page just means: read again. A read sees every `out` called before it, even one still waiting for its group commit.",
@@ -81,6 +83,7 @@ export const subscribeOp = defineStreamOp({
   name: "subscribe",
   group: "bus",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "bus",
   summary: "Stream a bus's events to this connection (WebSocket, stdio): backlog after `after`, then live.",
   notes:
     'Each event arrives as a frame `{"event": "bus", "sub", "bus", "seq", "ts", "payload"}`, in seq order, with no gap or duplicate between backlog and live. Without `after`, only new events. Over HTTP use `read` with `waitMs` or `GET /bus/<name>/events` (SSE).',
@@ -106,6 +109,7 @@ export const unsubscribeOp = defineOp({
   name: "unsubscribe",
   group: "bus",
   flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
+  scope: "any",
   summary: "Stop a subscription (any stream) of this connection.",
   input: z.object({ sub: z.string().describe("The id returned by subscribe") }).strict(),
   output: z.object({ ok: z.boolean().describe("False when no such subscription existed") }),

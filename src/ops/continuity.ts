@@ -22,6 +22,7 @@ export const serverIdentityOp = defineOp({
   name: "server_identity",
   group: "continuity",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "any",
   summary:
     "Who this server is: stable instance id, name, version, project, start time, schema version, operation names, default model and provider.",
   notes:

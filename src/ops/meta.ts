@@ -9,6 +9,7 @@ export const opsOp = defineOp({
   name: "ops",
   group: "meta",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "any",
   summary: "The catalog: every operation with its summary, aliases and JSON Schemas of input and output.",
   input: z.object({}).strict(),
   output: z.object({
@@ -23,6 +24,7 @@ export const docOp = defineOp({
   name: "doc",
   group: "meta",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "any",
   summary: "The Markdown user's guide (the same text as GET /doc), or one operation's or one section's part of it.",
   notes:
     "`op` returns one operation's section (as `GET /doc?op=<name>`), `section` one section of the guide (as `GET /doc?section=<name>`); without either, the whole guide.",

@@ -138,6 +138,7 @@ export const getStateOp = defineOp({
   name: "get_state",
   group: "session",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "session_read",
   summary: "The session with its run state: what runs now (agent run or compaction), what waits, message count.",
   input: withRef({}),
   output: sessionSchema.extend({
@@ -170,6 +171,7 @@ export const getMessagesOp = defineOp({
   name: "get_messages",
   group: "session",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "session_read",
   summary: "Read the session's messages in order, with cursor paging (compacted ones included).",
   notes: "Pass the returned `next` as `after` to continue; `hasMore` says whether more messages exist now.",
   input: withRef({
@@ -287,6 +289,7 @@ export const getSessionStatsOp = defineOp({
   name: "get_session_stats",
   group: "session",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "session_read",
   summary:
     "Counts of messages, tool calls and runs; tokens (cached and reasoning too) and cost as the provider reported them.",
   input: withRef({}),
@@ -311,6 +314,7 @@ export const getLastAssistantTextOp = defineOp({
   name: "get_last_assistant_text",
   group: "session",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "session_read",
   summary: "The newest non-empty assistant text of the session, or null.",
   input: withRef({}),
   output: z.object({ text: z.string().nullable() }),
@@ -326,6 +330,7 @@ export const exportSessionOp = defineOp({
   name: "export_session",
   group: "session",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "session_read",
   summary: "Export the whole session as Markdown or JSON lines (a session line, then one line per message).",
   input: withRef({
     format: z.enum(["markdown", "jsonl"]).default("markdown").describe('"markdown" or "jsonl". Default: "markdown"'),

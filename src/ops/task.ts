@@ -54,6 +54,7 @@ export const checkTaskOp = defineOp({
   name: "check_task",
   group: "task",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "task",
   summary:
     "Wait (default 45 s, at most 600 s) until the task is terminal or actionable; return its snapshot and the next call.",
   notes: [
@@ -74,6 +75,7 @@ export const getTaskOp = defineOp({
   name: "get_task",
   group: "task",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  scope: "task",
   aliases: ["task_get"],
   summary: "The task's snapshot, immediately (never waits); include timeline, receipts or prompt on request.",
   notes:
@@ -138,6 +140,7 @@ export const taskUpdateOp = defineOp({
   name: "task_update",
   group: "task",
   flags: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
+  scope: "task",
   summary:
     "Change a task at its current version (expectedVersion); completing it (done) needs a handoff, one receipt and the write context.",
   notes: [
