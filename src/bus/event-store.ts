@@ -7,6 +7,9 @@ import type { BusInfo } from "./bus-schemas.js";
 
 export type { BusInfo } from "./bus-schemas.js";
 
+/** Most buses a store keeps in memory; others are looked up again when used. */
+export const BUS_CACHE_LIMIT = 10_000;
+
 /** An event as stored: the payload kept as its JSON text, so fan-out never re-serialises it. */
 export interface StoredEvent {
   bus: string;
@@ -56,6 +59,12 @@ export interface EventStore {
    * watched buses. Returns the stop function.
    */
   follow?(onCommit: RemoteCommit, watched: () => Iterable<string>): () => void;
+  /**
+   * How many buses the store keeps state of in memory (SQLite: ids and last seqs, at most
+   * {@link BUS_CACHE_LIMIT}; names that were never written are not kept). Absent on stores that
+   * keep none.
+   */
+  cachedBuses?(): number;
   /** Releases what the store holds (connections, timers). */
   close?(): Promise<void>;
 }

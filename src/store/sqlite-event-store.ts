@@ -7,7 +7,13 @@
  * no asynchronous transaction is open (the common case, so a call costs a resolved promise), and
  * never inside one that is (its statements would become part of someone else's transaction).
  */
-import type { BusInfo, EventStore, PendingEvent, StoredEvent } from "../bus/event-store.js";
+import {
+  BUS_CACHE_LIMIT,
+  type BusInfo,
+  type EventStore,
+  type PendingEvent,
+  type StoredEvent,
+} from "../bus/event-store.js";
 import { SEQ_BITS } from "./schema/event-layout.js";
 import type { SqliteSql } from "./sqlite-sql.js";
 
@@ -25,12 +31,13 @@ interface BusRow {
 
 /** Payloads up to this size are read in the page query itself; bigger ones one by one. */
 const INLINE_BYTES = 16 * 1024;
-/** Buses kept in memory; others are re-read from `buses` when needed. */
-const BUS_CACHE = 10_000;
 const MAX_SEQ = 2 ** SEQ_BITS - 1;
 const MAX_BUS_ID = 2 ** (63 - SEQ_BITS) - 1;
 
 // Rowid bounds are computed by SQLite in 64-bit integers (a JS number is exact only to 2^53).
+// better-sqlite3 binds every JS number as a REAL, and REAL + INTEGER is REAL: `(busId << 40) + ?`
+// was rounded past 2^53 (bus ids from 8192 on), so a read after seq 3 skipped seq 4. A seq is
+// therefore only ever OR-ed into a rowid (`|` converts to an integer first), never added.
 const LO = `(? << ${SEQ_BITS})`;
 const HI = `((? + 1) << ${SEQ_BITS})`;
 const SEQ = `(id & ${MAX_SEQ})`;
@@ -52,7 +59,7 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
   // never reads it) and is fetched on its own only if it fits the page's byte budget.
   const selectPage = db.prepare<[number, number, number, number, number], PageRow>(
     `SELECT ${SEQ} AS seq, ts, size, CASE WHEN size <= ? THEN payload END AS payload
-       FROM events WHERE id > ${LO} + ? AND id < ${HI} ORDER BY id LIMIT ?`,
+       FROM events WHERE id > (${LO} | ?) AND id < ${HI} ORDER BY id LIMIT ?`,
   );
   const selectPayload = db.prepare<[number, number], { payload: string }>(
     `SELECT payload FROM events WHERE id = ${LO} | ?`,
@@ -60,7 +67,7 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
   const selectList = db.prepare<[], { bus: string; last_seq: number; first_seq: number; count: number }>(
     "SELECT bus, last_seq, first_seq, count FROM buses ORDER BY bus",
   );
-  const deleteUpTo = db.prepare<[number, number, number]>(`DELETE FROM events WHERE id > ${LO} AND id <= ${LO} + ?`);
+  const deleteUpTo = db.prepare<[number, number, number]>(`DELETE FROM events WHERE id > ${LO} AND id <= (${LO} | ?)`);
   const deleteBefore = db.prepare<[number, number, number]>(
     `DELETE FROM events WHERE id > ${LO} AND id < ${HI} AND ts < ?`,
   );
@@ -83,7 +90,7 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
   const remember = (bus: string, entry: { id: number; lastSeq: number }) => {
     buses.delete(bus);
     buses.set(bus, entry);
-    if (buses.size > BUS_CACHE) buses.delete(buses.keys().next().value!);
+    if (buses.size > BUS_CACHE_LIMIT) buses.delete(buses.keys().next().value!);
   };
   const known = (bus: string): { id: number; lastSeq: number } | undefined => {
     const cached = buses.get(bus);
@@ -134,7 +141,7 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
     read(bus: string, after: number, limit: number, maxBytes: number, overheadBytes: number): StoredEvent[] {
       const b = known(bus);
       if (!b || after >= b.lastSeq) return [];
-      const rows = selectPage.all(INLINE_BYTES, b.id, Math.max(0, after), b.id, limit);
+      const rows = selectPage.all(INLINE_BYTES, b.id, Math.min(Math.max(0, after), MAX_SEQ), b.id, limit);
       const out: StoredEvent[] = [];
       let bytes = 0;
       for (const r of rows) {
@@ -188,6 +195,7 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
     list: () => sql.exclusive(() => now.list()),
     trim: (bus, options) => sql.exclusive(() => now.trim(bus, options)),
     trimAllBefore: (ts) => sql.exclusive(() => now.trimAllBefore(ts)),
+    cachedBuses: () => buses.size,
   };
 }
 
