@@ -2,6 +2,7 @@
  * Schema migrations, applied in order and tracked with `PRAGMA user_version`. Append a new
  * entry to change the schema; never edit one that has shipped.
  */
+import { busTsSqlite } from "./schema/bus-ts.js";
 import { coreSchema } from "./schema/core.js";
 import { eventLayoutV2 } from "./schema/event-layout.js";
 import { memorySchema } from "./schema/memory.js";
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly string[] = [
   eventLayoutV2,
   nodesSchema,
   multiNodeSchema,
+  busTsSqlite,
 ];
 
 /** The schema version this build writes. */

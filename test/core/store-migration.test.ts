@@ -1,9 +1,10 @@
-/** Schema migration 1 → 2 (payloads out of the clustered index, per-bus counts) on a database written in the old layout. */
+/** Schema migrations on databases written in older layouts: 1 → 2 (payloads out of the clustered index, per-bus counts), 5 → 6 (the (bus, ts) index). */
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect, it } from "vitest";
 import { createClaw } from "../../src/index.js";
-import { SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { TRIM_BEFORE_SQL } from "../../src/store/sqlite-event-store.js";
 import { createV1Database } from "../hardening/old-schema.js";
 import { tempDir } from "../helpers/claw.js";
 
@@ -57,4 +58,46 @@ it("moves a version-1 database forward: events, gaps, last seqs and payloads kep
   expect(sql).not.toMatch(/WITHOUT ROWID/i);
   expect(sql).toMatch(/id\s+INTEGER PRIMARY KEY/);
   expect(sql).not.toMatch(/bus/);
+});
+
+it("moves a version-5 database forward to the (bus, ts) index; trim_bus beforeTs searches it instead of walking the bus", async () => {
+  const file = join(tempDir("tsclaw-migrate-"), "claw.db");
+  {
+    const raw = new Database(file);
+    raw.pragma("journal_mode = WAL");
+    raw.transaction(() => {
+      for (const step of MIGRATIONS.slice(0, 5)) raw.exec(step);
+      raw.pragma("user_version = 5");
+    })();
+    const bus = raw.prepare("INSERT INTO buses (bus, last_seq, first_seq, count) VALUES (?, 3, 1, 3) RETURNING id");
+    const event = raw.prepare("INSERT INTO events (id, ts, size, payload) VALUES ((? << 40) | ?, ?, 1, ?)");
+    for (const name of ["early", "late"]) {
+      const { id } = bus.get(name) as { id: number };
+      for (let seq = 1; seq <= 3; seq++) event.run(id, seq, (name === "early" ? 1000 : 5000) + seq, String(seq));
+    }
+    expect(raw.prepare("SELECT name FROM sqlite_master WHERE name = 'events_bus_ts'").all()).toEqual([]);
+    raw.close();
+  }
+  const claw = createClaw({ db: file, project: "m", env: {} });
+  try {
+    const db = claw.services.db;
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBe(6);
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN ${TRIM_BEFORE_SQL}`)
+      .all(2, 5002)
+      .map((r) => (r as { detail: string }).detail);
+    // A search of the (bus, ts) index, not a search of the bus's rowid range with a filter.
+    expect(plan).toEqual(["SEARCH events USING INDEX events_bus_ts (<expr>=? AND ts<?)"]);
+    expect((await claw.bus.trim({ bus: "late", beforeTs: 5003 })).deleted).toBe(2);
+    expect((await claw.bus.trim({ bus: "early", beforeTs: 5003 })).deleted).toBe(3);
+    expect((await claw.bus.list()).buses).toEqual([
+      { bus: "early", firstSeq: 4, lastSeq: 3, count: 0 },
+      { bus: "late", firstSeq: 3, lastSeq: 3, count: 1 },
+    ]);
+    expect((await claw.bus.out({ bus: "early", payload: 4 })).seq).toBe(4);
+    expect((await claw.bus.read({ bus: "late", after: 0 })).events.map((e) => [e.seq, e.payload])).toEqual([[3, 3]]);
+  } finally {
+    await claw.close();
+  }
 });

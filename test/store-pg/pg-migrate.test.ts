@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { openDb } from "../../src/store/db.js";
 import { SCHEMA_VERSION } from "../../src/store/migrations.js";
 import { openPg } from "../../src/store/pg/open-pg.js";
+import { createPgEventStore } from "../../src/store/pg/pg-event-store.js";
 import { PG_SCHEMA_VERSION } from "../../src/store/pg/pg-schema.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 
@@ -122,13 +123,50 @@ test("a database at an older version gets only the steps past it", async () => {
   await query(url, "ALTER TABLE tasks DROP COLUMN run_node");
   await query(url, "ALTER TABLE runs DROP COLUMN node");
   await query(url, "ALTER TABLE session_queue DROP COLUMN node");
+  await query(url, "DROP INDEX events_bus_ts"); // version 6
   await query(url, "UPDATE claw_meta SET value = '3' WHERE key = 'schema_version'");
   const opened = await openPg(url);
   await opened.close();
   expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
-  expect(PG_SCHEMA_VERSION).toBe(5);
+  expect(PG_SCHEMA_VERSION).toBe(6);
   expect(await query(url, "SELECT value FROM meta WHERE key = 'kept'")).toEqual([{ value: "yes" }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM nodes")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM session_leases")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT COUNT(run_node)::int AS n FROM tasks")).toEqual([{ n: 0 }]);
+  expect(await query(url, "SELECT indexname FROM pg_indexes WHERE indexname = 'events_bus_ts'")).toHaveLength(1);
+});
+
+test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses it instead of walking the bus", async () => {
+  const url = await createTestDatabase(server.url);
+  await (await openPg(url)).close();
+  await query(url, "DROP INDEX events_bus_ts");
+  await query(url, "UPDATE claw_meta SET value = '5' WHERE key = 'schema_version'");
+  await query(
+    url,
+    `INSERT INTO events (bus, seq, ts, size, payload)
+       SELECT b, s, s, 1, '1' FROM unnest(ARRAY['a', 'b']) AS b, generate_series(1, 20000) AS s`,
+  );
+  await query(
+    url,
+    "INSERT INTO buses (bus, last_seq, first_seq, count) VALUES ('a', 20000, 1, 20000), ('b', 20000, 1, 20000)",
+  );
+  await query(url, "ANALYZE events");
+  const opened = await openPg(url);
+  await opened.close();
+  expect(opened.schemaVersion).toBe(6);
+  const plan = await query<{ "QUERY PLAN": string }>(url, "EXPLAIN DELETE FROM events WHERE bus = 'a' AND ts < 10");
+  expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/Index (Only )?Scan using events_bus_ts on events/);
+  const again = await openPg(url);
+  const store = createPgEventStore(again);
+  try {
+    expect(await store.trim("a", { beforeTs: 10 })).toBe(9);
+    expect((await store.list()).find((b) => b.bus === "a")).toEqual({
+      bus: "a",
+      firstSeq: 10,
+      lastSeq: 20000,
+      count: 19991,
+    });
+  } finally {
+    await again.close();
+  }
 });
