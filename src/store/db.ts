@@ -1,6 +1,7 @@
 /**
- * Opens the SQLite database: WAL, synchronous=NORMAL (or FULL), migrations by user_version,
- * a refusal for databases written by a newer tsclaw, and the one-process lock for files.
+ * Opens the SQLite database: WAL in exclusive locking mode (no mapped `-shm`), synchronous=NORMAL
+ * (or FULL), migrations by user_version, a refusal for databases written by a newer tsclaw, and
+ * the one-process lock for files.
  */
 
 import { mkdirSync } from "node:fs";
@@ -37,14 +38,20 @@ export function openDb(path: string, options: { durability?: Durability } = {}):
   let db: Db;
   try {
     db = new Database(abs);
+    // Exclusive locking mode before the first WAL access keeps the WAL index in heap memory
+    // instead of an mmap of `<db>-shm`: with a mapped index, another process truncating that
+    // file made the next access fault (SIGBUS kills the process). The cost: no other process
+    // (or connection) can open the file while this one has it; the single-writer lock refuses
+    // a second tsclaw anyway, so only outside readers (the sqlite3 shell) must wait for a stop.
+    if (!memory) db.pragma("locking_mode = EXCLUSIVE");
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
     migrate(db, abs);
     if (!memory) {
-      db.pragma("wal_autocheckpoint = 10000"); // a backstop under sustained writes; the worker normally gets there first
-      const stopCheckpointer = startCheckpointer(abs);
+      db.pragma("wal_autocheckpoint = 10000"); // a backstop under sustained writes; the timer normally gets there first
+      const stopCheckpointer = startCheckpointer(db);
       const release0 = release;
       release = () => {
         stopCheckpointer();

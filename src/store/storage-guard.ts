@@ -12,7 +12,9 @@ import { ClawError } from "../errors.js";
 /** How often the files are checked between commits. */
 export const STORAGE_CHECK_MS = 200;
 
-const SUFFIXES = ["", "-wal", "-shm"] as const;
+// No "-shm": the database runs in exclusive locking mode, which never uses that file (see
+// db.ts); one left from an older run, or made by someone else, means nothing.
+const SUFFIXES = ["", "-wal"] as const;
 
 /** The database files' identity, checked on demand and on a timer. */
 export class StorageGuard {
