@@ -102,7 +102,9 @@ describe("bus", () => {
     const seen: unknown[] = [];
     const stop = claw.bus.subscribe({ bus: "n" }, (e) => seen.push(e.payload));
     await claw.bus.out({ bus: "n", payload: "new" });
-    await new Promise((r) => setTimeout(r, 20));
+    // Delivery takes a moment on a network store; then a little longer, so a late "old" is caught.
+    await vi.waitFor(() => expect(seen).toContain("new"), { timeout: 10_000, interval: 10 });
+    await new Promise((r) => setTimeout(r, 50));
     stop();
     expect(seen).toEqual(["new"]);
   });

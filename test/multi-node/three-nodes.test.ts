@@ -107,7 +107,7 @@ describe("three nodes on one PostgreSQL database", () => {
       expect(seen.size).toBe(1500);
       for (const a of acks) expect(seen.get(a.seq)).toBe(a.i);
     }
-  });
+  }, 90_000); // 1 500 HTTP calls to three processes: slow on a loaded machine
 
   it("a WebSocket subscriber on node B sees node A's events in order, no gap, no duplicate", async () => {
     const ws = new WebSocket(`${node(1).url.replace(/^http/, "ws")}/ws`, { headers: node(1).auth });
