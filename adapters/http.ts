@@ -64,27 +64,37 @@ async function handleDo(
   }
   const text = await readBody(req, limit);
   const value = parseJson(text);
-  // The caller going away abandons its wait and kills its bash, never a task. The controller is
-  // made when the call first asks for its signal: most calls (out, get_task) never do.
-  let abort: AbortController | undefined;
-  let gone = false;
-  res.on("close", () => {
-    if (res.writableFinished) return;
-    gone = true;
-    abort?.abort();
-  });
-  const ctx = {
-    transport: "http" as const,
-    grant: grant.scoped,
-    get signal(): AbortSignal {
-      if (!abort) {
-        abort = new AbortController();
-        if (gone) abort.abort();
-      }
-      return abort.signal;
-    },
-  };
-  sendEnvelope(res, await claw.do(value, ctx));
+  sendEnvelope(res, await claw.do(value, new HttpCallContext(res, grant.scoped)));
+}
+
+/**
+ * The call context of one POST /do. The caller going away abandons its wait and kills its bash,
+ * never a task. The controller, and the listener on the response's close, are made when the
+ * call first asks for its signal: most calls (out, get_task) never do, and a listener per
+ * request costs more than the rest of the context.
+ */
+class HttpCallContext {
+  readonly transport = "http" as const;
+  private abort: AbortController | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    readonly grant: AccessGrant["scoped"],
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.abort) return this.abort.signal;
+    const abort = new AbortController();
+    this.abort = abort;
+    const res = this.res;
+    if (res.closed) {
+      if (!res.writableFinished) abort.abort(); // gone before the call looked
+    } else
+      res.on("close", () => {
+        if (!res.writableFinished) abort.abort();
+      });
+    return abort.signal;
+  }
 }
 
 function decodeBusName(raw: string): string {
@@ -103,63 +113,67 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
   const limit = options.maxBodyBytes ?? claw.config.limits.maxRequestBytes;
   const mcp = options.mcp === false ? undefined : new McpHttpMount(claw, options.mcp);
   const uiDir = options.ui === false ? undefined : (options.ui ?? defaultUiDir());
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    const url = new URL(req.url ?? "/", "http://localhost");
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // Nearly every request is POST /do: its exact URL is not parsed again per request.
+    const url = req.url === "/do" ? DO_URL : new URL(req.url ?? "/", "http://localhost");
     const route = `${req.method} ${url.pathname}`;
-    const run = async () => {
-      if (applyCors(req, res, policy)) return;
-      if (route === "GET /health") {
-        // Up is not enough: a server whose database files were deleted must say it cannot store.
-        if (claw.services.storage.lost !== undefined) return sendError(res, claw.services.storage.error());
-        await claw.ready(); // the instance id is known once the claw has started
-        return send(
-          res,
-          200,
-          JSON.stringify({ ok: true, instance: claw.identity.instance, version: claw.identity.version }),
-        );
-      }
-      if (route === "GET /doc") {
-        if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
-        const op = url.searchParams.get("op") ?? undefined;
-        const section = url.searchParams.get("section") ?? undefined;
-        return send(res, 200, claw.doc({ op, section }), "text/markdown");
-      }
-      // The page and its assets hold no data: no token, so a browser can load them and ask for it.
-      if (options.ui !== false && (url.pathname === "/ui" || url.pathname.startsWith("/ui/")))
-        return serveUi(url.pathname, req, res, uiDir);
-      if (options.ui !== false && route === "GET /favicon.ico") return serveUi("/ui/favicon.svg", req, res, uiDir);
-      if (url.pathname === "/do") {
-        const grant = checkAccess(req, policy, { stream: false, scoped: claw.services.tokens });
-        if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
-        return handleDo(claw, req, res, limit, grant);
-      }
-      if (url.pathname === "/mcp" && mcp) {
-        try {
-          checkAccess(req, policy, { stream: false }); // MCP clients send headers, never ?token=
-        } catch (err) {
-          // MCP clients start their auth flow from this header.
-          if (err instanceof ClawError && err.code === "unauthorized") res.setHeader("www-authenticate", "Bearer");
-          throw err;
-        }
-        return mcp.handle(req, res);
-      }
-      const sse = /^\/bus\/([^/]+)\/events$/.exec(url.pathname);
-      if (sse && req.method === "GET") {
-        const grant = checkAccess(req, policy, {
-          stream: true,
-          scoped: claw.services.tokens,
-          tickets: claw.services.tickets,
-        });
-        return handleSse(claw, req, res, decodeBusName(sse[1]!), url, grant.scoped);
-      }
-      throw new ClawError(
-        "not_found",
-        `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /mcp, /ws, GET /ui`,
+    if (applyCors(req, res, policy)) return;
+    if (route === "GET /health") {
+      // Up is not enough: a server whose database files were deleted must say it cannot store.
+      if (claw.services.storage.lost !== undefined) return sendError(res, claw.services.storage.error());
+      await claw.ready(); // the instance id is known once the claw has started
+      return send(
+        res,
+        200,
+        JSON.stringify({ ok: true, instance: claw.identity.instance, version: claw.identity.version }),
       );
-    };
-    run().catch((err) => sendError(res, err));
+    }
+    if (route === "GET /doc") {
+      if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
+      const op = url.searchParams.get("op") ?? undefined;
+      const section = url.searchParams.get("section") ?? undefined;
+      return send(res, 200, claw.doc({ op, section }), "text/markdown");
+    }
+    // The page and its assets hold no data: no token, so a browser can load them and ask for it.
+    if (options.ui !== false && (url.pathname === "/ui" || url.pathname.startsWith("/ui/")))
+      return serveUi(url.pathname, req, res, uiDir);
+    if (options.ui !== false && route === "GET /favicon.ico") return serveUi("/ui/favicon.svg", req, res, uiDir);
+    if (url.pathname === "/do") {
+      const grant = checkAccess(req, policy, { stream: false, scoped: claw.services.tokens });
+      if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
+      return handleDo(claw, req, res, limit, grant);
+    }
+    if (url.pathname === "/mcp" && mcp) {
+      try {
+        checkAccess(req, policy, { stream: false }); // MCP clients send headers, never ?token=
+      } catch (err) {
+        // MCP clients start their auth flow from this header.
+        if (err instanceof ClawError && err.code === "unauthorized") res.setHeader("www-authenticate", "Bearer");
+        throw err;
+      }
+      return mcp.handle(req, res);
+    }
+    const sse = /^\/bus\/([^/]+)\/events$/.exec(url.pathname);
+    if (sse && req.method === "GET") {
+      const grant = checkAccess(req, policy, {
+        stream: true,
+        scoped: claw.services.tokens,
+        tickets: claw.services.tickets,
+      });
+      return handleSse(claw, req, res, decodeBusName(sse[1]!), url, grant.scoped);
+    }
+    throw new ClawError(
+      "not_found",
+      `no route ${route}; POST /do, GET /doc, GET /health, GET /bus/<name>/events, /mcp, /ws, GET /ui`,
+    );
+  };
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    answer(req, res).catch((err) => sendError(res, err));
   };
 }
+
+/** The URL of POST /do, parsed once (read only: nothing changes it). */
+const DO_URL: Readonly<URL> = new URL("/do", "http://localhost");
 
 /** A running HTTP server. */
 export interface RunningHttp {
