@@ -19,6 +19,11 @@ export class KeyedListeners<F extends (...args: never[]) => void> {
     return set ? [...set] : [];
   }
 
+  /** True when any key has listeners. */
+  any(): boolean {
+    return this.byKey.size > 0;
+  }
+
   /** True when `key` has listeners. */
   has(key: string): boolean {
     return this.byKey.has(key);

@@ -8,7 +8,7 @@
 import { DEFAULTS } from "../config/defaults.js";
 import { ClawError } from "../errors.js";
 import type { BusEvent, BusInfo, OutAck } from "./bus-schemas.js";
-import { CommitQueue, type Queued } from "./commit-queue.js";
+import { CommitQueue } from "./commit-queue.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
 import { FanOut, type Listener } from "./fan-out.js";
 import { noteLargePayload } from "./large-garbage.js";
@@ -35,7 +35,11 @@ export interface BusOptions {
   beforeAck?: () => void;
 }
 
-type Waiting = Queued<PendingEvent, OutAck>;
+/** One `out` waiting for its commit: the event itself and how to answer it, in one object. */
+interface Waiting extends PendingEvent {
+  resolve: (ack: OutAck) => void;
+  reject: (err: unknown) => void;
+}
 
 const noop = () => {};
 
@@ -52,7 +56,7 @@ export function toBusEvent(e: StoredEvent): BusEvent {
 
 /** The bus service. One per claw. */
 export class BusService {
-  private readonly queue: CommitQueue<PendingEvent, OutAck>;
+  private readonly queue: CommitQueue<Waiting>;
   private readonly fanOut: FanOut;
   private readonly maxPayloadBytes: number;
   private readonly retention: RetentionOptions;
@@ -174,7 +178,7 @@ export class BusService {
     resolve: Waiting["resolve"],
     reject: Waiting["reject"],
   ): void {
-    this.queue.add({ event: { bus, ts: Date.now(), payloadJson, size }, resolve, reject }, size);
+    this.queue.add({ bus, ts: Date.now(), payloadJson, size, resolve, reject }, size);
   }
 
   /** Resolves once every event queued so far has been committed (or has failed). */
@@ -194,7 +198,7 @@ export class BusService {
   private async commit(batch: Waiting[]): Promise<void> {
     let stored: StoredEvent[];
     try {
-      stored = await this.store.append(batch.map((w) => w.event));
+      stored = await this.store.append(batch);
       this.beforeAck(); // e.g. the database file was deleted: committed to a ghost, so not acknowledged
     } catch (err) {
       for (const w of batch) w.reject(err);
@@ -210,6 +214,16 @@ export class BusService {
   }
 
   private notify(stored: StoredEvent[]): void {
+    // Nobody to tell and no retention to count for: the common case of a busy publisher.
+    if (this.retention.maxEvents === undefined && this.fanOut.idle) return;
+    const bus = stored[0]!.bus;
+    let oneBus = true;
+    for (let i = 1; i < stored.length && oneBus; i++) oneBus = stored[i]!.bus === bus;
+    if (oneBus) {
+      this.applyMaxEvents(bus, stored.length);
+      this.fanOut.local(bus, stored);
+      return;
+    }
     // Group by bus, keeping seq order, then hand each bus's slice to its listeners.
     const byBus = new Map<string, StoredEvent[]>();
     for (const e of stored) {

@@ -7,14 +7,7 @@
  * called before me, and none called after".
  */
 
-/** One `out` waiting for its commit. */
-export interface Queued<E, A> {
-  event: E;
-  resolve: (ack: A) => void;
-  reject: (err: unknown) => void;
-}
-
-type Step<E, A> = { items: Queued<E, A>[]; bytes: number; run?: undefined; done: (() => void)[] } | FenceStep;
+type Step<T> = { items: T[]; bytes: number; run?: undefined; done: (() => void)[] } | FenceStep;
 
 interface FenceStep {
   items?: undefined;
@@ -23,10 +16,13 @@ interface FenceStep {
   done: (() => void)[];
 }
 
-/** Batches and fences, committed one after the other by `commit`. */
-export class CommitQueue<E, A> {
-  private readonly steps: Step<E, A>[] = [];
-  private current: Step<E, A> | null = null;
+/**
+ * Batches of items (one per `out`: the event and how to answer it, in one object) and fences,
+ * committed one after the other by `commit`.
+ */
+export class CommitQueue<T> {
+  private readonly steps: Step<T>[] = [];
+  private current: Step<T> | null = null;
   private scheduled = false;
 
   /**
@@ -35,12 +31,12 @@ export class CommitQueue<E, A> {
    * one statement never has to carry an unbounded backlog.
    */
   constructor(
-    private readonly commit: (items: Queued<E, A>[]) => Promise<void>,
+    private readonly commit: (items: T[]) => Promise<void>,
     private readonly limits: { items: number; bytes: number },
   ) {}
 
   /** Adds an item of `bytes` to the open batch; the batch commits on the next turn of the event loop at the latest. */
-  add(item: Queued<E, A>, bytes: number): void {
+  add(item: T, bytes: number): void {
     const last = this.steps[this.steps.length - 1];
     if (last?.items && last.items.length < this.limits.items && last.bytes + bytes <= this.limits.bytes) {
       last.items.push(item);

@@ -44,6 +44,11 @@ export class FanOut {
     };
   }
 
+  /** True when no bus has a listener. */
+  get idle(): boolean {
+    return !this.listeners.any();
+  }
+
   /** Number of listeners on `bus`. */
   count(bus: string): number {
     return this.listeners.count(bus);
