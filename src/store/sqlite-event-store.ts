@@ -17,12 +17,8 @@ import {
 import { SEQ_BITS } from "./schema/event-layout.js";
 import type { SqliteSql } from "./sqlite-sql.js";
 
-interface PageRow {
-  seq: number;
-  ts: number;
-  size: number;
-  payload: string | null;
-}
+/** A page row as an array (the statement's raw mode): a third cheaper to read than an object per row. */
+type PageRow = [seq: number, ts: number, size: number, payload: string | null];
 
 interface BusRow {
   id: number;
@@ -63,10 +59,12 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
   );
   // One pass brings small payloads inline; a payload over INLINE_BYTES comes back NULL (SQLite
   // never reads it) and is fetched on its own only if it fits the page's byte budget.
-  const selectPage = db.prepare<[number, number, number, number, number], PageRow>(
-    `SELECT ${SEQ} AS seq, ts, size, CASE WHEN size <= ? THEN payload END AS payload
-       FROM events WHERE id > (${LO} | ?) AND id < ${HI} ORDER BY id LIMIT ?`,
-  );
+  const selectPage = db
+    .prepare<[number, number, number, number, number], PageRow>(
+      `SELECT ${SEQ} AS seq, ts, size, CASE WHEN size <= ? THEN payload END AS payload
+         FROM events WHERE id > (${LO} | ?) AND id < ${HI} ORDER BY id LIMIT ?`,
+    )
+    .raw(true);
   const selectPayload = db.prepare<[number, number], { payload: string }>(
     `SELECT payload FROM events WHERE id = ${LO} | ?`,
   );
@@ -150,11 +148,11 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
       const rows = selectPage.all(INLINE_BYTES, b.id, Math.min(Math.max(0, after), MAX_SEQ), b.id, limit);
       const out: StoredEvent[] = [];
       let bytes = 0;
-      for (const r of rows) {
-        bytes += r.size + overheadBytes;
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!;
+        bytes += r[2] + overheadBytes;
         if (bytes > maxBytes && out.length > 0) break; // the first event always, whatever its size
-        const payloadJson = r.payload ?? selectPayload.get(b.id, r.seq)!.payload;
-        out.push({ bus, seq: r.seq, ts: r.ts, payloadJson });
+        out.push({ bus, seq: r[0], ts: r[1], payloadJson: r[3] ?? selectPayload.get(b.id, r[0])!.payload });
       }
       return out;
     },
