@@ -1,0 +1,62 @@
+/**
+ * Group commit for SQLite writes made outside an explicit transaction: the first one opens a
+ * transaction, the others of the same turn of the event loop join it, and one COMMIT (on the
+ * next turn) makes them all durable. Each write's promise settles only after that COMMIT, so
+ * nothing is acknowledged before it is stored; a commit costs the same for one write as for
+ * fifty, which is the whole gain (a task's life is a dozen small writes, and many tasks run at
+ * once).
+ */
+import type { Db } from "./db.js";
+
+/** One open group: its transaction, and who waits for its commit. */
+export class WriteGroup {
+  /** Settles when the group commits (rejects when it is rolled back). */
+  readonly done: Promise<void>;
+  /** True once the commit is due but a transaction body still holds the connection. */
+  due = false;
+  private settledPromise?: Promise<void>;
+  private resolve!: () => void;
+  private reject!: (err: unknown) => void;
+
+  constructor(private readonly db: Db) {
+    this.done = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.done.catch(() => {}); // members see the failure through their own await
+    db.exec("BEGIN IMMEDIATE");
+  }
+
+  /**
+   * Settles (never rejects) once the group has ended. Made on first use, after the members
+   * that joined so far, so a reader woken by the commit runs after them.
+   */
+  get ended(): Promise<void> {
+    this.settledPromise ??= this.done.then(
+      () => {},
+      () => {},
+    );
+    return this.settledPromise;
+  }
+
+  /** Commits; a failed COMMIT rolls back and fails every member. */
+  commit(): void {
+    try {
+      this.db.exec("COMMIT");
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    this.resolve();
+  }
+
+  /** Rolls back what is still open and fails every member with `err`. */
+  fail(err: unknown): void {
+    try {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+    } catch {
+      // the connection already ended the transaction (or closed): nothing is left to undo
+    }
+    this.reject(err);
+  }
+}
