@@ -75,7 +75,8 @@ export class SqliteSql implements Sql {
    * prepared statements (and its own transactions).
    */
   async exclusive<T>(fn: () => T): Promise<T> {
-    await this.settled();
+    // Checked in the same step as `fn` runs: nothing can open a transaction in between.
+    while (this.blocked()) await this.unblocked();
     return fn();
   }
 
@@ -93,7 +94,7 @@ export class SqliteSql implements Sql {
   private async outside<T>(text: string, exec: (s: Statement) => T): Promise<T> {
     const s = this.statement(text);
     if (s.readonly) {
-      await this.settled();
+      while (this.blocked()) await this.unblocked();
       return exec(s);
     }
     while (this.busy) await this.turn();
@@ -110,13 +111,14 @@ export class SqliteSql implements Sql {
     return result;
   }
 
-  /** Waits until neither a transaction body nor an uncommitted group holds the connection. */
-  private async settled(): Promise<void> {
-    for (;;) {
-      if (this.busy) await this.turn();
-      else if (this.group) await this.group.ended;
-      else return;
-    }
+  /** True while a transaction body or an uncommitted group holds the connection. */
+  private blocked(): boolean {
+    return this.busy || this.group !== null;
+  }
+
+  /** Waits for what holds the connection now to end (check `blocked` again after). */
+  private unblocked(): Promise<void> {
+    return this.busy ? this.turn() : this.group!.ended();
   }
 
   private openGroup(): WriteGroup {
