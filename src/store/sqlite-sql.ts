@@ -75,8 +75,7 @@ export class SqliteSql implements Sql {
    * prepared statements (and its own transactions).
    */
   async exclusive<T>(fn: () => T): Promise<T> {
-    // Checked in the same step as `fn` runs: nothing can open a transaction in between.
-    while (this.blocked()) await this.unblocked();
+    await this.settled();
     return fn();
   }
 
@@ -94,7 +93,7 @@ export class SqliteSql implements Sql {
   private async outside<T>(text: string, exec: (s: Statement) => T): Promise<T> {
     const s = this.statement(text);
     if (s.readonly) {
-      while (this.blocked()) await this.unblocked();
+      await this.settled();
       return exec(s);
     }
     while (this.busy) await this.turn();
@@ -111,14 +110,13 @@ export class SqliteSql implements Sql {
     return result;
   }
 
-  /** True while a transaction body or an uncommitted group holds the connection. */
-  private blocked(): boolean {
-    return this.busy || this.group !== null;
-  }
-
-  /** Waits for what holds the connection now to end (check `blocked` again after). */
-  private unblocked(): Promise<void> {
-    return this.busy ? this.turn() : this.group!.ended();
+  /** Waits until neither a transaction body nor an uncommitted group holds the connection. */
+  private async settled(): Promise<void> {
+    for (;;) {
+      if (this.busy) await this.turn();
+      else if (this.group) await this.group.ended;
+      else return;
+    }
   }
 
   private openGroup(): WriteGroup {

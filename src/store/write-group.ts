@@ -14,7 +14,7 @@ export class WriteGroup {
   readonly done: Promise<void>;
   /** True once the commit is due but a transaction body still holds the connection. */
   due = false;
-  private readonly readers: Array<() => void> = [];
+  private settledPromise?: Promise<void>;
   private resolve!: () => void;
   private reject!: (err: unknown) => void;
 
@@ -28,12 +28,15 @@ export class WriteGroup {
   }
 
   /**
-   * Resolves (never rejects) once the group has ended, before any member learns of it: a read
-   * waiting for the commit runs before a member's caller can open the next group, so reads
-   * are never starved by a steady stream of writes.
+   * Settles (never rejects) once the group has ended. Made on first use, after the members
+   * that joined so far, so a reader woken by the commit runs after them.
    */
-  ended(): Promise<void> {
-    return new Promise((resolve) => this.readers.push(resolve));
+  get ended(): Promise<void> {
+    this.settledPromise ??= this.done.then(
+      () => {},
+      () => {},
+    );
+    return this.settledPromise;
   }
 
   /** Commits; a failed COMMIT rolls back and fails every member. */
@@ -44,7 +47,6 @@ export class WriteGroup {
       this.fail(err);
       return;
     }
-    this.wakeReaders();
     this.resolve();
   }
 
@@ -55,11 +57,6 @@ export class WriteGroup {
     } catch {
       // the connection already ended the transaction (or closed): nothing is left to undo
     }
-    this.wakeReaders();
     this.reject(err);
-  }
-
-  private wakeReaders(): void {
-    for (const wake of this.readers.splice(0)) wake();
   }
 }
