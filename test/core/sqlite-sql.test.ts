@@ -76,61 +76,6 @@ describe("SqliteSql", () => {
     expect(await sql.all("SELECT k FROM t")).toEqual([{ k: "outside" }]);
   });
 
-  it("group-commits the writes of one turn: one COMMIT, and each write resolves only after it", async () => {
-    let commits = 0;
-    const exec = db.exec.bind(db);
-    db.exec = (text: string) => {
-      if (text === "COMMIT") commits++;
-      return exec(text);
-    };
-    const writes = Array.from({ length: 50 }, (_, i) => sql.run("INSERT INTO t (k, v) VALUES (?, ?)", [`k${i}`, i]));
-    const tx = sql.tx(async (q) => {
-      await q.run("INSERT INTO t (k, v) VALUES ('tx', 1)");
-      return "tx done";
-    });
-    expect(db.inTransaction).toBe(true); // executed, not yet committed
-    const acked: boolean[] = [];
-    for (const w of writes) void w.then(() => acked.push(!db.inTransaction));
-    expect(await tx).toBe("tx done");
-    await Promise.all(writes);
-    expect(acked).toEqual(Array(50).fill(true));
-    expect(commits).toBe(1);
-    expect(await sql.get("SELECT COUNT(*) AS n FROM t")).toEqual({ n: 51 });
-  });
-
-  it("a read made while writes wait for their commit runs after it, and sees them", async () => {
-    const write = sql.run("INSERT INTO t (k, v) VALUES ('w', 7)");
-    const read = sql.get<{ v: number }>("SELECT v FROM t WHERE k = 'w'").then((row) => ({
-      row,
-      open: db.inTransaction,
-    }));
-    expect(await read).toEqual({ row: { v: 7 }, open: false });
-    await write;
-  });
-
-  it("a write that fails fails alone: the others of its group commit", async () => {
-    await sql.run("INSERT INTO t (k, v) VALUES ('dup', 0)");
-    const results = await Promise.allSettled([
-      sql.run("INSERT INTO t (k, v) VALUES ('a', 1)"),
-      sql.run("INSERT INTO t (k, v) VALUES ('dup', 2)"),
-      sql.run("INSERT INTO t (k, v) VALUES ('b', 3)"),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    expect(await sql.all("SELECT k, v FROM t ORDER BY k")).toEqual([
-      { k: "a", v: 1 },
-      { k: "b", v: 3 },
-      { k: "dup", v: 0 },
-    ]);
-  });
-
-  it("flush commits the open group at once (before the connection closes)", async () => {
-    const write = sql.run("INSERT INTO t (k, v) VALUES ('last', 1)");
-    sql.flush();
-    expect(db.inTransaction).toBe(false);
-    await write;
-    expect(await sql.get("SELECT v FROM t WHERE k = 'last'")).toEqual({ v: 1 });
-  });
-
   it("serialises concurrent transactions: every read-modify-write counts", async () => {
     await sql.run("INSERT INTO t (k, v) VALUES ('n', 0)");
     await Promise.all(
