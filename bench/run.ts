@@ -41,7 +41,9 @@ const SCENARIOS = [
 
 function runScenario(name: string, profDir?: string): Promise<Row[]> {
   const args = ["--import", "tsx", "--expose-gc"];
-  if (profDir) args.push("--cpu-prof", `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}.cpuprofile`);
+  // One directory per scenario and no fixed file name: tsx's loader runs on its own thread, and
+  // with one name its profile would overwrite the scenario's.
+  if (profDir) args.push("--cpu-prof", `--cpu-prof-dir=${join(profDir, name)}`);
   args.push(join(BENCH_DIR, "child.ts"), name);
   if (SMOKE) args.push("--smoke");
   return new Promise((resolve, reject) => {
@@ -76,7 +78,7 @@ measure each other); the run records the machine's load at its start and end.
   --compare        also print each row's change against the previous run
   --no-peers       skip the peer rows (Redis, NATS, PostgreSQL), reported as "peer not installed"
   --strict         exit 1 when a target is missed (by default only a crash does)
-  --prof           one CPU profile per scenario in $TMPDIR/tsclaw-bench-prof/
+  --prof           CPU profiles per scenario in $TMPDIR/tsclaw-bench-prof/<scenario>/ (one per thread)
   --markdown       also print the table as Markdown
   -h, --help       this text
 `;
