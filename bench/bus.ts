@@ -4,9 +4,8 @@
  * on PostgreSQL (a server of the scenario's own): tsclaw on a fresh database vs raw `pg`
  * inserting the same rows into the same table, one INSERT … unnest of 1 000 rows per transaction.
  */
-import { join } from "node:path";
 import { createClaw } from "../src/index.js";
-import { now, pool, size, tempDir } from "./measure.js";
+import { now, pool, size } from "./measure.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { openRawDb, rawInserter, samplePayload } from "./raw-db.js";
 import { createRawEvents, rawPgClient, rawPgInserter } from "./raw-pg.js";
@@ -40,31 +39,28 @@ function batches(n: number): unknown[][] {
   return out;
 }
 
-async function rawOut(n: number): Promise<number> {
-  const tmp = tempDir();
-  const db = openRawDb(join(tmp.dir, "raw.db"));
-  try {
-    const insert = rawInserter(db);
-    const t0 = now();
-    for (const batch of batches(n)) insert(batch);
-    return now() - t0;
-  } finally {
-    db.close();
-    tmp.remove();
+/** Raw inserts into a fresh database of `store`: better-sqlite3 or `pg`, the same table as tsclaw's. */
+async function rawSink(db: string, kind: BenchStore["kind"]) {
+  if (kind === "sqlite") {
+    const raw = openRawDb(db);
+    const insert = rawInserter(raw);
+    return { insert: async (batch: unknown[]) => insert(batch), close: async () => raw.close() };
   }
+  const client = await rawPgClient(db);
+  await createRawEvents(client);
+  return { insert: rawPgInserter(client), close: () => client.end() };
 }
 
-async function rawPgOut(store: BenchStore, n: number): Promise<number> {
+/** Milliseconds for `n` raw inserts, transactions of 1 000, into a fresh database of `store`. */
+async function rawOut(n: number, store: BenchStore = SQLITE): Promise<number> {
   const fresh = await store.fresh();
-  const client = await rawPgClient(fresh.db);
+  const sink = await rawSink(fresh.db, store.kind);
   try {
-    await createRawEvents(client);
-    const insert = rawPgInserter(client);
     const t0 = now();
-    for (const batch of batches(n)) await insert(batch);
+    for (const batch of batches(n)) await sink.insert(batch);
     return now() - t0;
   } finally {
-    await client.end();
+    await sink.close();
     await fresh.remove();
   }
 }
@@ -108,7 +104,7 @@ export async function run(): Promise<Row[]> {
       const onPg = await measure(
         nPg,
         () => tsclawOut(nPg, store),
-        () => rawPgOut(store, nPg),
+        () => rawOut(nPg, store),
       );
       rows.push(
         row({

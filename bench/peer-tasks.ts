@@ -13,10 +13,10 @@
  */
 import { Logger, makeWorkerUtils, type Runner, run as runWorker, type WorkerUtils } from "graphile-worker";
 import OpenAI from "openai";
-import { type Claw, createClaw } from "../src/index.js";
+import type { Claw } from "../src/index.js";
 import { childMessages, now, percentile, pool, size, spawnBenchScript } from "./measure.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
-import { type BenchStore, SQLITE, startPgStore } from "./stores.js";
+import { type BenchStore, modelClaw, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row } from "./table.js";
 
 const CONCURRENCY = 20;
@@ -140,15 +140,8 @@ interface Figures {
 
 /** tsclaw's three measurements on a fresh database of `store`, after a warm-up. */
 async function measureTsclaw(store: BenchStore, fakeUrl: string, nEnqueue: number, nLatency: number, nJobs: number) {
-  const fresh = await store.fresh();
-  const claw = createClaw({
-    db: fresh.db,
-    project: "bench",
-    baseURL: fakeUrl,
-    env: { ...process.env, OPENROUTER_API_KEY: "bench" },
-  });
+  const { claw, close } = await modelClaw(store, fakeUrl);
   try {
-    await claw.ready();
     await tsclawEnqueue(claw, Math.min(200, nEnqueue));
     await tsclawJobs(claw, CONCURRENCY * 2);
     const enq = await tsclawEnqueue(claw, nEnqueue);
@@ -156,8 +149,7 @@ async function measureTsclaw(store: BenchStore, fakeUrl: string, nEnqueue: numbe
     const jobs = await tsclawJobs(claw, nJobs);
     return { enq, lat, jobs } satisfies Figures;
   } finally {
-    await claw.close();
-    await fresh.remove();
+    await close();
   }
 }
 

@@ -5,11 +5,10 @@
  * of the bench pays for. Usage: npx tsx bench/pg-round-trips.ts
  */
 import pg from "pg";
-import { createClaw } from "../src/index.js";
 import { childMessages, pool, spawnBenchScript } from "./measure.js";
 import { startPostgres } from "./peers/postgres.js";
 import { samplePayload } from "./raw-db.js";
-import { postgresStore } from "./stores.js";
+import { modelClaw, postgresStore } from "./stores.js";
 
 const seen: string[] = [];
 const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
@@ -36,15 +35,8 @@ async function counted(label: string, fn: () => Promise<unknown>, per = 1, inOrd
 const server = await startPostgres();
 const fake = spawnBenchScript("fake-model.ts");
 const { url: fakeUrl } = (await childMessages(fake).next((m) => typeof m.url === "string")) as { url: string };
-const fresh = await postgresStore(server).fresh();
-const claw = createClaw({
-  db: fresh.db,
-  project: "bench",
-  baseURL: fakeUrl,
-  env: { ...process.env, OPENROUTER_API_KEY: "bench" },
-});
+const { claw, close } = await modelClaw(postgresStore(server), fakeUrl);
 try {
-  await claw.ready();
   await claw.task
     .run({ prompt: "warm", sessionKey: "warm" })
     .then((t) => claw.task.check({ taskId: t.taskId, waitMs: 10_000 }));
@@ -76,8 +68,7 @@ try {
     while (!c.isTerminal) c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
   });
 } finally {
-  await claw.close();
-  await fresh.remove();
+  await close();
   fake.kill("SIGTERM");
   await server.stop();
 }

@@ -47,6 +47,14 @@ async function replayTsclaw(claw: Claw, limit = Infinity): Promise<{ ms: number;
   return { ms: now() - t0, count };
 }
 
+/** Parses one raw page as tsclaw does (each payload's JSON) and sums a field, so the work is kept. */
+function consumeRawPage(rows: readonly { id: number; ts: number; payload: string }[]): { sum: number; last: number } {
+  const events = rows.map((r) => ({ seq: r.id, ts: r.ts, payload: JSON.parse(r.payload) as { i: number } }));
+  let sum = 0;
+  for (const e of events) sum += e.payload.i;
+  return { sum, last: rows[rows.length - 1]!.id };
+}
+
 function replayRaw(db: Database.Database, limit = Infinity): { ms: number; count: number } {
   const select = db.prepare<[number, number], { id: number; ts: number; payload: string }>(
     "SELECT id, ts, payload FROM raw WHERE rowid > ? ORDER BY rowid LIMIT ?",
@@ -58,10 +66,10 @@ function replayRaw(db: Database.Database, limit = Infinity): { ms: number; count
   while (count < limit) {
     const rows = select.all(after, PAGE);
     if (rows.length === 0) break;
-    const events = rows.map((r) => ({ seq: r.id, ts: r.ts, payload: JSON.parse(r.payload) as { i: number } }));
-    for (const e of events) sum += e.payload.i;
-    count += events.length;
-    after = rows[rows.length - 1]!.id;
+    const page = consumeRawPage(rows);
+    sum += page.sum;
+    count += rows.length;
+    after = page.last;
   }
   if (sum < 0) throw new Error("unreachable");
   return { ms: now() - t0, count };
@@ -94,10 +102,10 @@ async function replayRawPg(client: pg.Client, limit = Infinity): Promise<{ ms: n
       [after, PAGE],
     );
     if (rows.length === 0) break;
-    const events = rows.map((r) => ({ seq: r.id, ts: r.ts, payload: JSON.parse(r.payload) as { i: number } }));
-    for (const e of events) sum += e.payload.i;
-    count += events.length;
-    after = rows[rows.length - 1]!.id;
+    const page = consumeRawPage(rows);
+    sum += page.sum;
+    count += rows.length;
+    after = page.last;
   }
   if (sum < 0) throw new Error("unreachable");
   return { ms: now() - t0, count };

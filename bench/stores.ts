@@ -6,6 +6,7 @@
  * rows say "peer not installed".
  */
 import { join } from "node:path";
+import { type Claw, createClaw } from "../src/index.js";
 import { createTestDatabase, dropTestDatabase } from "../test/helpers/pg-server.js";
 import { tempDir } from "./measure.js";
 import { type Optional, startOptional } from "./peers/peer-rows.js";
@@ -70,4 +71,23 @@ export function pgVsSqlite(pg: number, sqlite: number, unit: string, lowerIsBett
   const fmt = (n: number) => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(n >= 10 ? 1 : 2));
   const how = lowerIsBetter ? "time, lower is better" : "higher is better";
   return `PostgreSQL ÷ SQLite ${r.toFixed(2)} (tsclaw on SQLite ${fmt(sqlite)} ${unit}; ${how}); PostgreSQL defaults (synchronous_commit on), loopback TCP`;
+}
+
+/** A claw on a fresh database of `store` whose agent talks to the bench's fake model at `fakeUrl`. */
+export async function modelClaw(store: BenchStore, fakeUrl: string): Promise<{ claw: Claw; close(): Promise<void> }> {
+  const fresh = await store.fresh();
+  const claw = createClaw({
+    db: fresh.db,
+    project: "bench",
+    baseURL: fakeUrl,
+    env: { ...process.env, OPENROUTER_API_KEY: "bench" },
+  });
+  await claw.ready();
+  return {
+    claw,
+    close: async () => {
+      await claw.close();
+      await fresh.remove();
+    },
+  };
 }

@@ -16,11 +16,11 @@ import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { listenHttp } from "../adapters/http.js";
 import { createAccessPolicy } from "../adapters/security.js";
-import { type Claw, createClaw } from "../src/index.js";
+import type { Claw } from "../src/index.js";
 import { childMessages, now, percentile, pool, size, spawnBenchScript, tempDir } from "./measure.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { rawPgClient } from "./raw-pg.js";
-import { type BenchStore, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
+import { type BenchStore, modelClaw, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row } from "./table.js";
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
@@ -185,22 +185,14 @@ async function rawCalls(
 
 /** A claw on a fresh database of `store`, served over HTTP, talking to the fake model. */
 async function servedClaw(store: BenchStore, fakeUrl: string) {
-  const fresh = await store.fresh();
-  const claw = createClaw({
-    db: fresh.db,
-    project: "bench",
-    baseURL: fakeUrl,
-    env: { ...process.env, OPENROUTER_API_KEY: "bench" },
-  });
-  await claw.ready();
+  const { claw, close } = await modelClaw(store, fakeUrl);
   const http = await listenHttp(claw, { host: "127.0.0.1", port: 0, policy: createAccessPolicy({ token: TOKEN }) });
   return {
     claw,
     url: http.url,
     close: async () => {
       await http.close();
-      await claw.close();
-      await fresh.remove();
+      await close();
     },
   };
 }

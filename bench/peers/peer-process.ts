@@ -6,7 +6,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../../test/helpers/pg-server.js";
+
+export { freePort };
 
 /** The peer's binary is not on this machine. */
 export class PeerMissing extends Error {
@@ -30,18 +32,6 @@ export function findBinary(peer: string, candidates: readonly string[]): string 
     }
   }
   throw new PeerMissing(peer);
-}
-
-/** A free TCP port on 127.0.0.1 (the kernel picks it; the peer binds it right after). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** A running peer process. */

@@ -11,7 +11,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type ServeProcess, startServe } from "../fault/serve-process.js";
-import { answer, callBash, type FakeResponses, type FakeTurn, startFakeResponses } from "../fixtures/fake-responses.js";
+import {
+  afterToolOutput,
+  answer,
+  bashThenAnswer,
+  callBash,
+  type FakeResponses, type FakeTurn, startFakeResponses } from "../fixtures/fake-responses.js";
 import { pool } from "../helpers/fuzz.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 import { pidsWithArg, waitProcessGone } from "../helpers/process.js";
@@ -203,8 +208,7 @@ describe("three nodes on one PostgreSQL database", () => {
     // Each run calls bash once: it notes its start and end on its session's bus (CLAW_BUS, with
     // the run's own scoped token, on its own node's CLAW_URL), sleeping between.
     const turn: FakeTurn = (request) => {
-      const last = Array.isArray(request.body.input) ? request.body.input.at(-1) : undefined;
-      if (last?.type === "function_call_output") return answer("finished");
+      if (afterToolOutput(request)) return answer("finished");
       const label = /run (\S+) of (\S+)/.exec(promptOf(request.body));
       if (!label) return answer("not a run of this test");
       const [, run, session] = label;
@@ -260,11 +264,7 @@ describe("three nodes on one PostgreSQL database", () => {
   }, 150_000);
 
   it("a run on node A: get_state and list_sessions on B and C show it running, abort on B stops it on A", async () => {
-    fake.setDefault((request) => {
-      const last = Array.isArray(request.body.input) ? request.body.input.at(-1) : undefined;
-      if (last?.type === "function_call_output") return answer("stopped early?");
-      return callBash({ script: "sleep 60" });
-    });
+    fake.setDefault(bashThenAnswer("sleep 60", "stopped early?"));
     const t = await ok(node(0), "run_task", { prompt: "sleep a minute", sessionKey: "mn-abort" });
     const running = await eventually(
       async () => {
@@ -304,11 +304,7 @@ describe("three nodes on one PostgreSQL database", () => {
     const doomed = await startServe(db, ["--base-url", fake.url, "--lease", LEASE], { CLAW_TOKEN: TOKEN });
     extra.push(doomed);
     const doomedNode = (await ok(doomed, "server_identity")).node;
-    fake.setDefault((request) => {
-      const last = Array.isArray(request.body.input) ? request.body.input.at(-1) : undefined;
-      if (last?.type === "function_call_output") return answer("finished");
-      return callBash({ script: "sleep 60.4321" });
-    });
+    fake.setDefault(bashThenAnswer("sleep 60.4321", "finished"));
     const t = await ok(doomed, "run_task", { prompt: "sleep a minute", sessionKey: "mn-doomed" });
     await eventually(
       async () => ((await ok(node(0), "get_task", { taskId: t.taskId })).status === "in_progress" ? true : undefined),
