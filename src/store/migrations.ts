@@ -8,6 +8,7 @@ import { eventLayoutV2 } from "./schema/event-layout.js";
 import { memorySchema } from "./schema/memory.js";
 import { multiNodeSchema } from "./schema/multi-node.js";
 import { nodesSchema } from "./schema/nodes.js";
+import { oneEventIndexSqlite } from "./schema/one-event-index.js";
 import { sessionItemsSchema } from "./schema/session-items.js";
 import { sessionSchema } from "./schema/sessions.js";
 import { taskSchema } from "./schema/tasks.js";
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly string[] = [
   nodesSchema,
   multiNodeSchema,
   busTsSqlite,
+  oneEventIndexSqlite,
 ];
 
 /** The schema version this build writes. */

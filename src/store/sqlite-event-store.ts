@@ -28,6 +28,8 @@ interface BusRow {
 /** Payloads up to this size are read in the page query itself; bigger ones one by one. */
 const INLINE_BYTES = 16 * 1024;
 const MAX_SEQ = 2 ** SEQ_BITS - 1;
+/** Buses read at a time by the age sweep (it never holds every bus's row at once). */
+const SWEEP_PAGE = 1000;
 const MAX_BUS_ID = 2 ** (63 - SEQ_BITS) - 1;
 
 // Rowid bounds are computed by SQLite in 64-bit integers (a JS number is exact only to 2^53).
@@ -79,13 +81,14 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
   const updateCounts = db.prepare<[number, number, number]>(
     "UPDATE buses SET count = max(0, count - ?), first_seq = ? WHERE id = ?",
   );
-  // Age retention is a range of the ts index whatever the buses: left to itself the planner
-  // would scan all of events_bus_ts (covering, and already grouped by bus) to count it.
-  const selectOld = db.prepare<[number], { busId: number; n: number }>(
-    `SELECT id >> ${SEQ_BITS} AS busId, COUNT(*) AS n FROM events INDEXED BY events_ts WHERE ts < ? GROUP BY busId`,
-  );
-  const deleteAllBefore = db.prepare<[number]>("DELETE FROM events WHERE ts < ?");
-  const selectBusById = db.prepare<[number], { bus: string }>("SELECT bus FROM buses WHERE id = ?");
+  // Age retention walks the buses that hold events, in pages of ids, and deletes each one's old
+  // range of the (bus, ts) index: a seek per bus plus the events it deletes. One index serving
+  // both trims keeps every insert from writing a second one (schema/one-event-index.ts).
+  const selectHolding = db
+    .prepare<[number, number], [id: number, lastSeq: number]>(
+      "SELECT id, last_seq FROM buses WHERE id > ? AND count > 0 ORDER BY id LIMIT ?",
+    )
+    .raw(true);
 
   // Committed id and last seq per bus; the seq is only updated after a transaction commits.
   // Bounded: read-only calls may name any number of buses (that do not exist), which must not
@@ -179,12 +182,15 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
     trimAllBefore(ts: number): number {
       let deleted = 0;
       db.transaction(() => {
-        const old = selectOld.all(ts);
-        if (old.length === 0) return;
-        deleted = deleteAllBefore.run(ts).changes;
-        for (const { busId, n } of old) {
-          const name = selectBusById.get(busId)?.bus;
-          afterDelete(busId, name === undefined ? 0 : lastSeq(name), n);
+        for (let after = 0; ; ) {
+          const page = selectHolding.all(after, SWEEP_PAGE);
+          for (const [id, last] of page) {
+            const n = deleteBefore.run(id, ts).changes;
+            afterDelete(id, last, n);
+            deleted += n;
+          }
+          if (page.length < SWEEP_PAGE) break;
+          after = page[page.length - 1]![0];
         }
       })();
       return deleted;

@@ -1,4 +1,4 @@
-/** Schema migrations on databases written in older layouts: 1 → 2 (payloads out of the clustered index, per-bus counts), 5 → 6 (the (bus, ts) index). */
+/** Schema migrations on databases written in older layouts: 1 → 2 (payloads out of the clustered index, per-bus counts), 5 → 6 (the (bus, ts) index), 6 → 7 (the ts index dropped). */
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect, it } from "vitest";
@@ -82,7 +82,7 @@ it("moves a version-5 database forward to the (bus, ts) index; trim_bus beforeTs
   try {
     const db = claw.services.db;
     expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(6);
+    expect(SCHEMA_VERSION).toBe(7);
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN ${TRIM_BEFORE_SQL}`)
       .all(2, 5002)
@@ -97,6 +97,48 @@ it("moves a version-5 database forward to the (bus, ts) index; trim_bus beforeTs
     ]);
     expect((await claw.bus.out({ bus: "early", payload: 4 })).seq).toBe(4);
     expect((await claw.bus.read({ bus: "late", after: 0 })).events.map((e) => [e.seq, e.payload])).toEqual([[3, 3]]);
+  } finally {
+    await claw.close();
+  }
+});
+
+it("moves a version-6 database forward to one event index; the age sweep uses the (bus, ts) index and keeps counts", async () => {
+  const file = join(tempDir("tsclaw-migrate-"), "claw.db");
+  {
+    const raw = new Database(file);
+    raw.pragma("journal_mode = WAL");
+    raw.transaction(() => {
+      for (const step of MIGRATIONS.slice(0, 6)) raw.exec(step);
+      raw.pragma("user_version = 6");
+    })();
+    const bus = raw.prepare("INSERT INTO buses (bus, last_seq, first_seq, count) VALUES (?, 4, 1, 4) RETURNING id");
+    const event = raw.prepare("INSERT INTO events (id, ts, size, payload) VALUES ((? << 40) | ?, ?, 1, ?)");
+    for (const [name, base] of [
+      ["a", 1000],
+      ["b", 3000],
+    ] as const) {
+      const { id } = bus.get(name) as { id: number };
+      for (let seq = 1; seq <= 4; seq++) event.run(id, seq, base + seq, String(seq));
+    }
+    expect(raw.prepare("SELECT name FROM sqlite_master WHERE name = 'events_ts'").all()).toHaveLength(1);
+    raw.close();
+  }
+  const claw = createClaw({ db: file, project: "m", env: {} });
+  try {
+    const db = claw.services.db;
+    expect(db.pragma("user_version", { simple: true })).toBe(7);
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name")
+      .all();
+    expect(indexes).toEqual([{ name: "events_bus_ts" }]);
+    // Before 3003: all of "a" and b's first two.
+    expect(await claw.services.bus.store.trimAllBefore(3003)).toBe(6);
+    expect((await claw.bus.list()).buses).toEqual([
+      { bus: "a", firstSeq: 5, lastSeq: 4, count: 0 },
+      { bus: "b", firstSeq: 3, lastSeq: 4, count: 2 },
+    ]);
+    expect((await claw.bus.out({ bus: "a", payload: 5 })).seq).toBe(5);
+    expect((await claw.bus.read({ bus: "b", after: 0 })).events.map((e) => e.payload)).toEqual([3, 4]);
   } finally {
     await claw.close();
   }

@@ -128,7 +128,7 @@ test("a database at an older version gets only the steps past it", async () => {
   const opened = await openPg(url);
   await opened.close();
   expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
-  expect(PG_SCHEMA_VERSION).toBe(6);
+  expect(PG_SCHEMA_VERSION).toBe(7);
   expect(await query(url, "SELECT value FROM meta WHERE key = 'kept'")).toEqual([{ value: "yes" }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM nodes")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM session_leases")).toEqual([{ n: 0 }]);
@@ -153,7 +153,7 @@ test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses 
   await query(url, "ANALYZE events");
   const opened = await openPg(url);
   await opened.close();
-  expect(opened.schemaVersion).toBe(6);
+  expect(opened.schemaVersion).toBe(7);
   const plan = await query<{ "QUERY PLAN": string }>(url, "EXPLAIN DELETE FROM events WHERE bus = 'a' AND ts < 10");
   expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/Index (Only )?Scan using events_bus_ts on events/);
   const again = await openPg(url);

@@ -12,6 +12,7 @@
 import { busTsPg } from "../schema/bus-ts.js";
 import { multiNodeSchema } from "../schema/multi-node.js";
 import { nodesPgSchema } from "../schema/nodes.js";
+import { oneEventIndexPg } from "../schema/one-event-index.js";
 
 /** Versions 1–3 of the SQLite schema, as PostgreSQL creates them in one step. */
 const baseSchema = /* sql */ `
@@ -200,6 +201,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 4, sql: nodesPgSchema },
   { version: 5, sql: multiNodeSchema },
   { version: 6, sql: busTsPg },
+  { version: 7, sql: oneEventIndexPg },
 ];
 
 /** The schema version the PostgreSQL migrations end at. */
