@@ -16,7 +16,10 @@ import {
   answer,
   bashThenAnswer,
   callBash,
-  type FakeResponses, type FakeTurn, startFakeResponses } from "../fixtures/fake-responses.js";
+  type FakeResponses,
+  type FakeTurn,
+  startFakeResponses,
+} from "../fixtures/fake-responses.js";
 import { pool } from "../helpers/fuzz.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 import { pidsWithArg, waitProcessGone } from "../helpers/process.js";
