@@ -197,6 +197,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
         await sessions.close();
         await nodes.close();
         await dispatcher.idle(5000); // let in-flight calls answer before the database goes
+        await tasks.telemetry.settled(); // their records are written a turn after they answer
         bash.close(); // what keepBackground calls left running
         tokens.revokeAll();
         await bus.close();

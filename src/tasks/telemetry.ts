@@ -10,6 +10,7 @@ import { type Usage, usageSchema } from "../agent/session-schemas.js";
 import { toClawError } from "../errors.js";
 import type { Sql } from "../store/sql.js";
 import { Where } from "../store/where.js";
+import { TelemetryWriter } from "./telemetry-writer.js";
 
 /** One telemetry record. */
 export const telemetryRecordSchema = z.object({
@@ -60,19 +61,23 @@ interface RawRecord {
   usage: string | null;
 }
 
-const INSERT = `INSERT INTO telemetry (ts, op, task_id, poll_number, wait_asked_ms, waited_ms, status, duration_ms, duplicate, terminal_retrieval, error_code, usage)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
 /** The telemetry table. */
 export class TaskTelemetry {
-  /** Inserts not yet done: a list from this process waits for them (it sees its own records). */
-  private readonly writing = new Set<Promise<void>>();
+  /** Rows not yet written: a list from this process waits for them (it sees its own records). */
+  private readonly writer: TelemetryWriter;
 
   constructor(
     private readonly sql: Sql,
     /** Where JSON lines go when enabled; undefined disables the log. */
     private readonly logLine?: (line: string) => void,
-  ) {}
+  ) {
+    this.writer = new TelemetryWriter(sql);
+  }
+
+  /** Resolves once every record made so far is written (shutdown waits for it before the database closes). */
+  settled(): Promise<void> {
+    return this.writer.settled();
+  }
 
   /** Times `fn`, then records one row; telemetry failures never fail the request. */
   async trace<T>(op: string, fn: (note: TelemetryNote) => Promise<T> | T): Promise<T> {
@@ -114,30 +119,22 @@ export class TaskTelemetry {
       errorCode,
       usage: usage ? JSON.stringify(usage) : null,
     };
-    // Not awaited: the answer does not wait for its record (on PostgreSQL that would be a round
-    // trip per call); `list` waits for the ones still on their way. A full disk or a closing
-    // database must not turn a served request into a failure.
-    const insert: Promise<void> = this.sql
-      .run(INSERT, [
-        row.ts,
-        row.op,
-        row.taskId,
-        row.pollNumber,
-        row.waitAskedMs,
-        row.waitedMs,
-        row.status,
-        row.durationMs,
-        row.duplicate,
-        row.terminalRetrieval,
-        row.errorCode,
-        row.usage,
-      ])
-      .then(
-        () => {},
-        () => {},
-      )
-      .finally(() => this.writing.delete(insert));
-    this.writing.add(insert);
+    // Queued, not written: the answer does not wait for its record (see telemetry-writer.ts);
+    // `list` waits for the rows still queued.
+    this.writer.add([
+      row.ts,
+      row.op,
+      row.taskId,
+      row.pollNumber,
+      row.waitAskedMs,
+      row.waitedMs,
+      row.status,
+      row.durationMs,
+      row.duplicate,
+      row.terminalRetrieval,
+      row.errorCode,
+      row.usage,
+    ]);
     try {
       this.logLine?.(
         JSON.stringify({
@@ -155,7 +152,7 @@ export class TaskTelemetry {
 
   /** Newest records first, optionally of one task and/or one op. */
   async list(filter: { taskId?: string; op?: string; limit: number }): Promise<TelemetryRecord[]> {
-    if (this.writing.size > 0) await Promise.all(this.writing);
+    await this.writer.settled();
     const where = new Where().eq("task_id", filter.taskId).eq("op", filter.op);
     const text = `SELECT * FROM telemetry ${where.sql} ORDER BY id DESC LIMIT ?`;
     const rows = await this.sql.all<RawRecord>(text, [...where.params, filter.limit]);

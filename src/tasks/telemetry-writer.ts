@@ -1,0 +1,66 @@
+/**
+ * Telemetry rows written in batches: every row recorded in one turn of the event loop goes into
+ * one multi-row INSERT on the next turn. Written at once, each record was a statement and a
+ * commit of its own, run synchronously on SQLite in the turn that answers the call (on the path
+ * of every task call's answer, and of a check_task woken by a change); batched, the answer goes
+ * out first and a busy server commits once per turn instead of once per call.
+ */
+import type { Sql, SqlValue } from "../store/sql.js";
+
+/** The telemetry columns in insert order; each row the writer takes has one value per column. */
+export const TELEMETRY_COLUMNS = [
+  "ts",
+  "op",
+  "task_id",
+  "poll_number",
+  "wait_asked_ms",
+  "waited_ms",
+  "status",
+  "duration_ms",
+  "duplicate",
+  "terminal_retrieval",
+  "error_code",
+  "usage",
+] as const;
+
+/** Rows per statement: bounds the statement's parameters and the number of distinct texts prepared. */
+const CHUNK = 64;
+
+function insertOf(rows: number): string {
+  const one = `(${TELEMETRY_COLUMNS.map(() => "?").join(", ")})`;
+  return `INSERT INTO telemetry (${TELEMETRY_COLUMNS.join(", ")}) VALUES ${Array(rows).fill(one).join(", ")}`;
+}
+
+/** Queues telemetry rows and writes them a turn later, in order, one batch at a time. */
+export class TelemetryWriter {
+  private queue: SqlValue[][] = [];
+  private scheduled = false;
+  private done: Promise<void> = Promise.resolve();
+
+  constructor(private readonly sql: Sql) {}
+
+  /** Queues one row (values in TELEMETRY_COLUMNS order). Failures are dropped: telemetry never fails a request. */
+  add(row: SqlValue[]): void {
+    this.queue.push(row);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const previous = this.done;
+    this.done = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      await previous; // a network store may still be writing the batch before
+      this.scheduled = false;
+      const rows = this.queue;
+      this.queue = [];
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        const chunk = rows.slice(i, i + CHUNK);
+        await this.sql.run(insertOf(chunk.length), chunk.flat()).catch(() => {
+          // a full disk or a closing database: the record is lost, the request was answered
+        });
+      }
+    });
+  }
+
+  /** Resolves once every row queued so far is written (or dropped). */
+  settled(): Promise<void> {
+    return this.done;
+  }
+}
