@@ -244,10 +244,10 @@ export class TaskService {
 
   /** cancel_task: a queued task is just cancelled; a running one also has its run (and bash) stopped. Ended tasks are returned unchanged. */
   async cancelTask(taskId: string): Promise<Task> {
-    const t = await this.store.get(taskId);
-    if (TERMINAL.has(t.status)) return this.view(t);
-    this.runner.dequeue(taskId);
-    await this.store.change(taskId, (current) => {
+    // Straight to the write (it reads the task itself): the cancel's commit, and the wake of
+    // whoever waits on the task, come one read sooner. A queued run never starts.
+    const dequeued = this.runner.dequeue(taskId);
+    const written = await this.store.change(taskId, (current) => {
       if (TERMINAL.has(current.status)) return undefined;
       const now = Date.now();
       return {
@@ -255,6 +255,10 @@ export class TaskService {
         timeline: `cancelled (was ${current.status})`,
       };
     });
+    // Ended already (returned unchanged), or unknown (not_found): as stored.
+    if (!written) return this.view(await this.store.get(taskId));
+    // No run of it in this process (a work task, or a run held by another node): the write is the answer.
+    if (!dequeued && !this.runner.isRunning(taskId)) return this.view(written);
     await this.runner.stop(taskId);
     return this.view(await this.store.get(taskId));
   }

@@ -49,6 +49,8 @@ export async function waitForTask(
     unlisten();
     return { task, waitedMs: 0 };
   }
+  // True once a change announced the task ready: the answer is that change's record as written.
+  let changed = false;
   await new Promise<void>((resolve) => {
     const finish = () => {
       wake = () => {};
@@ -58,13 +60,20 @@ export async function waitForTask(
     };
     wake = () => {
       task = newest();
-      if (closing || ready(task)) finish();
+      if (closing) finish();
+      else if (ready(task)) {
+        changed = task === announced;
+        finish();
+      }
     };
     const timer = setTimeout(finish, opts.waitMs);
     opts.signal.addEventListener("abort", finish, { once: true });
     wake(); // a change announced while the task was being read
   });
   unlisten();
+  // Woken by a change: its record is the task as that commit wrote it, so the answer goes out
+  // now (no read back). At the end of the wait, on abort or at shutdown: the newest stored.
+  if (changed) return { task, waitedMs: Math.round(performance.now() - started) };
   try {
     task = (await store.find(taskId)) ?? newest();
   } catch {
