@@ -8,17 +8,37 @@
  */
 import type Database from "better-sqlite3";
 
+/** One row of `PRAGMA wal_checkpoint`: WAL frames in all, and copied into the database. */
+interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
 /** Starts checkpointing `db` every `intervalMs`; returns its stop function. */
 export function startCheckpointer(db: Database.Database, intervalMs = 100): () => void {
-  const timer = setInterval(() => {
+  let stopped = false;
+  const checkpoint = () => {
     // Never inside someone's open transaction (a checkpoint there would see its writes half done).
-    if (!db.open || db.inTransaction) return;
+    if (stopped || !db.open || db.inTransaction) return;
     try {
-      db.pragma("wal_checkpoint(PASSIVE)");
+      const [r] = db.pragma("wal_checkpoint(PASSIVE)") as CheckpointResult[];
+      // All of the WAL copied: the next write starts it over, and SQLite syncs the new WAL
+      // header as it does (1–4 ms). A write here that changes nothing (the header page with
+      // the schema version it has) takes that sync off the next commit someone waits on.
+      if (r && r.log > 0 && r.checkpointed === r.log)
+        db.pragma(`user_version = ${Number(db.pragma("user_version", { simple: true }))}`);
     } catch {
       // busy or the files are gone: the next tick retries, and the storage guard reports loss
     }
-  }, intervalMs);
+  };
+  // After the I/O already waiting in this turn of the event loop (immediates run after the poll
+  // phase): a request that has arrived, or a response written to a caller in this process, is
+  // handled before the loop stalls for the checkpoint's syncs.
+  const timer = setInterval(() => setImmediate(checkpoint), intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }

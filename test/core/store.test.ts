@@ -81,4 +81,26 @@ describe("WAL checkpointer", () => {
       await claw.close();
     }
   });
+
+  it("starts the WAL over itself after a checkpoint, so the next commit does not (the schema version unchanged)", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { openDb } = await import("../../src/store/db.js");
+    const path = join(tempDir(), "restart.db");
+    // The bare database, no claw: nothing but the checkpointer writes to it after these rows.
+    const opened = openDb(path);
+    try {
+      opened.db.exec("CREATE TABLE r (v TEXT)");
+      for (let i = 0; i < 50; i++) opened.db.prepare("INSERT INTO r VALUES (?)").run("x".repeat(500));
+      // Bytes 12–23 of the WAL header: checkpoint sequence and salts, new each time the WAL starts over.
+      const header = () => readFileSync(`${path}-wal`).subarray(12, 24).toString("hex");
+      const before = header();
+      const deadline = Date.now() + 10_000;
+      while (header() === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(header()).not.toBe(before);
+      expect(opened.db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+      expect(opened.db.prepare("SELECT count(*) AS n FROM r").get()).toEqual({ n: 50 });
+    } finally {
+      opened.close();
+    }
+  });
 });
