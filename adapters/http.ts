@@ -9,6 +9,7 @@ import { ClawError, httpStatus } from "../src/errors.js";
 import { encodeResponse, errorResponse, parseJson, type Response } from "../src/wire.js";
 import { type ConnectionGuard, guardConnections } from "./connection-guard.js";
 import { applyCors } from "./cors.js";
+import { HeldRequests } from "./held-requests.js";
 import { readBody } from "./http-body.js";
 import { closeMcpSessions, closeMcpStreams, McpHttpMount, type McpHttpOptions } from "./mcp/http.js";
 import { parserError, rawErrorResponse } from "./raw-response.js";
@@ -186,7 +187,11 @@ export interface RunningHttp {
   close(): Promise<void>;
 }
 
-/** A server bound to its port that does not answer yet: `serve` binds before it opens the database. */
+/**
+ * A server bound to its port that does not answer yet: `serve` binds before it opens the
+ * database. Requests arriving meanwhile are held (held-requests.ts) and answered once a claw
+ * is attached.
+ */
 export interface BoundHttp {
   server: Server;
   /** e.g. http://127.0.0.1:8000 */
@@ -194,7 +199,9 @@ export interface BoundHttp {
   port: number;
   /** Starts answering with `claw`. */
   attach(claw: Claw, options?: HttpOptions): RunningHttp;
-  /** Releases the port without ever having answered. */
+  /** Requests held until `attach`. */
+  waiting(): number;
+  /** Releases the port without ever having answered (held requests get `starting`, 503). */
   close(): Promise<void>;
 }
 
@@ -202,6 +209,7 @@ export interface BoundHttp {
 export function bindHttp(options: { host?: string; port?: number } = {}): Promise<BoundHttp> {
   // Timeouts are checked every second (Node's default of 30 s lets slow headers linger).
   const server = createServer({ connectionsCheckingInterval: 1000 });
+  const held = new HeldRequests(server);
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
     // Malformed bytes: one plain answer with an error envelope, never Node's bare reply or a stack.
     if (err.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
@@ -230,7 +238,11 @@ export function bindHttp(options: { host?: string; port?: number } = {}): Promis
         server,
         port: addr.port,
         url,
-        close: () => new Promise<void>((done) => server.close(() => done())),
+        waiting: () => held.size,
+        close: () => {
+          held.refuseAll();
+          return new Promise<void>((done) => server.close(() => done()));
+        },
         attach: (claw, httpOptions = {}) => {
           const policy = httpOptions.policy ?? createAccessPolicy();
           const limits = claw.config.limits;
@@ -238,7 +250,7 @@ export function bindHttp(options: { host?: string; port?: number } = {}): Promis
           server.headersTimeout = limits.headerTimeoutMs; // for the later requests of a keep-alive connection
           server.requestTimeout = Math.max(300_000, limits.headerTimeoutMs);
           const guard = guardConnections(server, limits);
-          server.on("request", createHttpHandler(claw, { ...httpOptions, policy }));
+          held.release(createHttpHandler(claw, { ...httpOptions, policy }));
           return { server, port: addr.port, url, policy, close: () => closeHttp(server, claw, guard) };
         },
       });

@@ -151,6 +151,12 @@ export const ERROR_TABLE = {
     retryable: true,
     meaning: "The server is stopping; retry against the new process.",
   },
+  starting: {
+    status: 503,
+    retryable: true,
+    meaning:
+      "The server is still opening its database (requests that arrive meanwhile wait for it; this one waited too long, or too many were waiting). Retry in a second (`Retry-After`).",
+  },
   database_locked: {
     status: 409,
     retryable: false,

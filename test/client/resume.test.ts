@@ -97,7 +97,7 @@ test("a client subscriber sees 10 000 events once, in order, across a dropped so
       } catch (err) {
         // Only "the server is away" may happen; anything else ends the test with its error.
         const code = (err as { code?: string }).code;
-        if (!["connection_failed", "shutting_down", "storage_unavailable"].includes(code ?? "")) {
+        if (!["connection_failed", "shutting_down", "starting", "storage_unavailable"].includes(code ?? "")) {
           fatal = err;
           throw err;
         }
