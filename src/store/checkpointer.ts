@@ -18,16 +18,25 @@ interface CheckpointResult {
 /** Starts checkpointing `db` every `intervalMs`; returns its stop function. */
 export function startCheckpointer(db: Database.Database, intervalMs = 100): () => void {
   let stopped = false;
+  const changes = db.prepare("SELECT total_changes()").pluck();
+  // Rows changed on the connection when the WAL was last started over here (-1: not yet).
+  let changesAtRestart = -1;
   const checkpoint = () => {
     // Never inside someone's open transaction (a checkpoint there would see its writes half done).
     if (stopped || !db.open || db.inTransaction) return;
     try {
+      // Nothing written since the restart below but its own write: nothing worth copying (and
+      // copying it would start the WAL over again, every tick, on an idle server).
+      const now = Number(changes.get());
+      if (now === changesAtRestart) return;
       const [r] = db.pragma("wal_checkpoint(PASSIVE)") as CheckpointResult[];
       // All of the WAL copied: the next write starts it over, and SQLite syncs the new WAL
       // header as it does (1–4 ms). A write here that changes nothing (the header page with
       // the schema version it has) takes that sync off the next commit someone waits on.
-      if (r && r.log > 0 && r.checkpointed === r.log)
+      if (r && r.log > 0 && r.checkpointed === r.log) {
         db.pragma(`user_version = ${Number(db.pragma("user_version", { simple: true }))}`);
+        changesAtRestart = now;
+      }
     } catch {
       // busy or the files are gone: the next tick retries, and the storage guard reports loss
     }
