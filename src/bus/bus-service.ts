@@ -93,6 +93,13 @@ export class BusService {
 
   /** Serialises a payload, enforcing the size limit. */
   encode(payload: unknown): string {
+    const json = this.stringify(payload);
+    this.sizeOf(json);
+    return json;
+  }
+
+  /** A payload's JSON text; throws `invalid_args` for what has none. */
+  private stringify(payload: unknown): string {
     let json: string | undefined;
     try {
       json = JSON.stringify(payload);
@@ -106,7 +113,6 @@ export class BusService {
         issues: [{ path: "payload", message: "required" }],
       });
     }
-    this.sizeOf(json);
     return json;
   }
 
@@ -133,8 +139,11 @@ export class BusService {
 
   /** Publishes one event; resolves once it is committed. Calls in the same tick share a transaction. */
   out(bus: string, payload: unknown): Promise<OutAck> {
-    const payloadJson = this.encode(payload);
-    return this.outJson(bus, payloadJson);
+    // Sized once: encode then outJson counted every payload's UTF-8 bytes twice.
+    const payloadJson = this.stringify(payload);
+    const size = this.sizeOf(payloadJson);
+    if (this.closed) return Promise.reject(new ClawError("shutting_down", "the bus is closed"));
+    return new Promise<OutAck>((resolve, reject) => this.enqueue(bus, payloadJson, size, resolve, reject));
   }
 
   /** Publishes an already-serialised payload. */
