@@ -12,7 +12,7 @@ import { runProcesses } from "./bash-process.js";
 import type { BashRequest, BashResult } from "./bash-schema.js";
 import { buildBashEnv } from "./env.js";
 import { planInvocation } from "./invocation.js";
-import { LineEventBudget, lineEventSink, type PreparedEvents, Publisher, prepareEvents } from "./line-events.js";
+import { LineEventBudget, LineEventSink, type PreparedEvents, Publisher, prepareEvents } from "./line-events.js";
 import { killAllMarked, MARKER_VAR, markedOwners, markerEntry, ownerPrefix } from "./process-scan.js";
 import type { AppliedSandbox } from "./sandbox.js";
 import { TailBuffer } from "./tail-buffer.js";
@@ -156,8 +156,8 @@ export class BashRunner {
     const publisher = new Publisher(this.bus);
     const budget = new LineEventBudget(this.maxEventsPerCall);
     const limit = this.maxPayloadBytes;
-    const outLines = events.stdoutLine && lineEventSink(events.stdoutLine, limit, budget, publisher);
-    const errLines = events.stderrLine && lineEventSink(events.stderrLine, limit, budget, publisher);
+    const outLines = events.stdoutLine && new LineEventSink(events.stdoutLine, limit, budget, publisher);
+    const errLines = events.stderrLine && new LineEventSink(events.stderrLine, limit, budget, publisher);
     const invocation = planInvocation(req.script, env);
     let outcome: Awaited<ReturnType<typeof runProcesses>>;
     try {

@@ -3,6 +3,7 @@
  * starts, one event per output line cut so that it fits the limit, a per-call cap on line
  * events, and in-order publishing with one wait at the end.
  */
+import { isAscii } from "node:buffer";
 import type { BusService } from "../bus/bus-service.js";
 import { ClawError, toClawError } from "../errors.js";
 import type { BashRequest, EventSpec } from "./bash-schema.js";
@@ -73,35 +74,76 @@ export class LineEventBudget {
   }
 }
 
-/** A line splitter that publishes one bounded event per line of `event`, within `budget`. */
-export function lineEventSink(
-  event: PreparedEvent,
-  limit: number,
-  budget: LineEventBudget,
-  publisher: Publisher,
-): LineSplitter {
-  const { template, bus } = event;
-  if (template.slots === 0) {
-    const json = template.render("");
-    return new LineSplitter(() => {
-      if (budget.take()) publisher.publish(bus, json);
-    }, 0);
+/**
+ * Publishes one bounded event per line of `event`, within `budget`. The events of one chunk go
+ * to the bus in one call, and when the chunk and the template are ASCII (the common case: most
+ * output is) the bus need not encode each event to count its bytes.
+ */
+export class LineEventSink {
+  private readonly splitter: LineSplitter;
+  private readonly bus: string;
+  private readonly templateAscii: boolean;
+  private pending: string[] = [];
+  // Whether every byte since the last line boundary (the unterminated line held) is ASCII.
+  private heldAscii = true;
+
+  constructor(
+    event: PreparedEvent,
+    limit: number,
+    budget: LineEventBudget,
+    private readonly publisher: Publisher,
+  ) {
+    const { template, bus } = event;
+    this.bus = bus;
+    const empty = template.render("");
+    // Each character past U+007F takes at least two UTF-8 bytes: equal counts mean ASCII.
+    this.templateAscii = Buffer.byteLength(empty) === empty.length;
+    if (template.slots === 0) {
+      this.splitter = new LineSplitter(() => {
+        if (budget.take()) this.pending.push(empty);
+      }, 0);
+      return;
+    }
+    // Bytes of escaped text each place of the value may take so that the event fits.
+    const perSlot = Math.floor((limit - template.emptyBytes) / template.slots);
+    this.splitter = new LineSplitter(
+      (line, cutBySplitter) => {
+        if (!budget.take()) return;
+        let text = line;
+        // An escaped character takes at most 6 bytes, so short lines skip the exact count.
+        const tooLong = text.length * 6 > perSlot && escapedBytes(text) > perSlot;
+        if (tooLong) text = cutToEscapedBytes(text, perSlot);
+        if (tooLong || cutBySplitter) budget.linesCut++;
+        this.pending.push(template.render(text));
+      },
+      // One byte over the budget keeps a trailing "\r" that is removed afterwards.
+      Math.min(limit, perSlot + 1),
+    );
   }
-  // Bytes of escaped text each place of the value may take so that the event fits.
-  const perSlot = Math.floor((limit - template.emptyBytes) / template.slots);
-  return new LineSplitter(
-    (line, cutBySplitter) => {
-      if (!budget.take()) return;
-      let text = line;
-      // An escaped character takes at most 6 bytes, so short lines skip the exact count.
-      const tooLong = text.length * 6 > perSlot && escapedBytes(text) > perSlot;
-      if (tooLong) text = cutToEscapedBytes(text, perSlot);
-      if (tooLong || cutBySplitter) budget.linesCut++;
-      publisher.publish(bus, template.render(text));
-    },
-    // One byte over the budget keeps a trailing "\r" that is removed afterwards.
-    Math.min(limit, perSlot + 1),
-  );
+
+  /** Feeds one chunk of output; its complete lines are published. */
+  push(chunk: Buffer): void {
+    const chunkAscii = isAscii(chunk);
+    // A line ending in this chunk is made of the held bytes and bytes of this chunk.
+    const linesAscii = this.heldAscii && chunkAscii;
+    this.splitter.push(chunk);
+    this.heldAscii = chunk.includes(10) ? chunkAscii : linesAscii;
+    this.flush(linesAscii);
+  }
+
+  /** Publishes the last line if it had no terminator. */
+  end(): void {
+    this.splitter.end();
+    this.flush(this.heldAscii);
+  }
+
+  private flush(linesAscii: boolean): void {
+    if (this.pending.length === 0) return;
+    const events = this.pending;
+    this.pending = [];
+    // JSON text of ASCII text is ASCII (escapes are ASCII too).
+    this.publisher.publishMany(this.bus, events, linesAscii && this.templateAscii);
+  }
 }
 
 /** Publishes events in order and reports the first failure once all are settled. */
@@ -117,6 +159,11 @@ export class Publisher {
   /** Queues one event (already serialised and within the limit). */
   publish(bus: string, payloadJson: string): void {
     this.bus.enqueueJson(bus, payloadJson, this.onError);
+  }
+
+  /** Queues events in order; `ascii`: every text is ASCII (see BusService.enqueueJsonMany). */
+  publishMany(bus: string, payloadJsons: readonly string[], ascii: boolean): void {
+    this.bus.enqueueJsonMany(bus, payloadJsons, ascii, this.onError);
   }
 
   /** Resolves when every published event is committed; rejects if any failed. */

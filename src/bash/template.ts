@@ -82,16 +82,20 @@ export function compileTemplate(template: unknown): CompiledTemplate {
     }
   }
   const n = texts.length;
+  const head = texts[0] ?? "";
   const render =
     n === 0
       ? () => json
-      : (value: string | number | boolean) => {
-          const asJson = JSON.stringify(value);
-          const asText = typeof value === "string" ? asJson.slice(1, -1) : String(value);
-          let out = "";
-          for (let i = 0; i < n; i++) out += texts[i]! + (exact[i] ? asJson : asText);
-          return out + rest;
-        };
+      : n === 1 && exact[0]
+        ? // The usual template ({"line": "{payload}"}), once per output line: one escape, one join.
+          (value: string | number | boolean) => head + JSON.stringify(value) + rest
+        : (value: string | number | boolean) => {
+            const asJson = JSON.stringify(value);
+            const asText = typeof value === "string" ? asJson.slice(1, -1) : String(value);
+            let out = "";
+            for (let i = 0; i < n; i++) out += texts[i]! + (exact[i] ? asJson : asText);
+            return out + rest;
+          };
   return { render, emptyBytes: Buffer.byteLength(render("")), slots: n };
 }
 

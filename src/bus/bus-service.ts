@@ -179,6 +179,31 @@ export class BusService {
     this.enqueue(bus, payloadJson, size, noop, onError);
   }
 
+  /**
+   * {@link enqueueJson} for the events of one output chunk, in order, stamped with one time (they
+   * arrived together). With `ascii` the caller vouches that every text is ASCII, so its UTF-8
+   * size is its length and no text is encoded to count it (the limit is enforced all the same);
+   * otherwise each is counted as in `enqueueJson`. An event over the limit fails alone.
+   */
+  enqueueJsonMany(bus: string, payloadJsons: readonly string[], ascii: boolean, onError: (err: unknown) => void): void {
+    if (this.closed) {
+      if (payloadJsons.length > 0) onError(new ClawError("shutting_down", "the bus is closed"));
+      return;
+    }
+    const ts = Date.now();
+    for (let i = 0; i < payloadJsons.length; i++) {
+      const payloadJson = payloadJsons[i]!;
+      let size: number;
+      try {
+        size = ascii && payloadJson.length <= this.maxPayloadBytes ? payloadJson.length : this.sizeOf(payloadJson);
+      } catch (err) {
+        onError(err);
+        continue;
+      }
+      this.queue.add({ bus, ts, payloadJson, size, resolve: noop, reject: onError }, size);
+    }
+  }
+
   /** Adds an event to the next group commit. */
   private enqueue(
     bus: string,

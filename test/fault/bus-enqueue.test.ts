@@ -71,3 +71,34 @@ test("group commits are bounded: at most 10 000 events and 16 MiB of payload eac
   expect(last.map((e) => JSON.parse(e.payloadJson))).toEqual([{ i: 24_999 }]);
   await bus.close();
 });
+
+/** Stored size of each event of `bus`, with the UTF-8 length of its payload text. */
+function storedSizes(c: Claw, bus: string): { size: number; bytes: number }[] {
+  const rows = c.services.db
+    .prepare("SELECT size, payload FROM events WHERE id >> 40 = (SELECT id FROM buses WHERE bus = ?) ORDER BY id")
+    .all(bus) as { size: number; payload: string }[];
+  return rows.map((r) => ({ size: r.size, bytes: Buffer.byteLength(r.payload) }));
+}
+
+test("enqueueJsonMany: in order with enqueueJson, sizes exact (ASCII or counted), one event over the limit fails alone", async () => {
+  claw = memClaw();
+  const bus = new BusService(claw.services.bus.store, { maxPayloadBytes: 100 });
+  const errors: unknown[] = [];
+  const onError = (e: unknown) => errors.push(e);
+  bus.enqueueJson("m", '"first"', onError);
+  bus.enqueueJsonMany("m", ['"a"', '"bb"', JSON.stringify("x".repeat(200)), '"ccc"'], true, onError);
+  bus.enqueueJsonMany("m", ['"é"', '"日本"', JSON.stringify("é".repeat(60))], false, onError);
+  bus.enqueueJsonMany("m", [], true, onError);
+  await bus.committed();
+  expect(errors).toHaveLength(2);
+  expect(errors.map((e) => (e as { code?: string }).code)).toEqual(["payload_too_large", "payload_too_large"]);
+  const events = await bus.store.read("m", 0, 100, 1 << 20, 0);
+  expect(events.map((e) => JSON.parse(e.payloadJson))).toEqual(["first", "a", "bb", "ccc", "é", "日本"]);
+  expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(new Set(events.slice(1, 4).map((e) => e.ts)).size).toBe(1); // one chunk, one time
+  for (const s of storedSizes(claw, "m")) expect(s.size).toBe(s.bytes);
+  await bus.close();
+  bus.enqueueJsonMany("m", ['"late"'], true, onError);
+  expect(errors).toHaveLength(3);
+  expect((errors[2] as { code?: string }).code).toBe("shutting_down");
+});
