@@ -13,7 +13,11 @@ import { type AppliedSandbox, BWRAP_ARGS } from "./sandbox.js";
 
 /** How long output may still arrive after the script's processes are gone or killed. */
 const DRAIN_MS = 500;
-const POLL_MS = 50;
+// Between checks that the killed processes are gone: most go within a millisecond or two of
+// their signal (under bwrap the kernel is often already emptying the namespace when the check
+// starts), so the checks start at 1 ms and back off to 50 ms for those that take their time.
+const POLL_FIRST_MS = 1;
+const POLL_MAX_MS = 50;
 
 // Under bwrap with keepBackground the namespace must outlive the script: a wrapper runs it,
 // reports its exit code on fd 3, and waits while other processes live in the namespace.
@@ -123,7 +127,8 @@ export async function runProcesses(spec: ProcessSpec): Promise<ProcessOutcome> {
     killing ??= (async () => {
       terminate();
       const end = Date.now() + spec.killGraceMs;
-      while (Date.now() < end && left()) await sleep(Math.min(POLL_MS, end - Date.now()));
+      for (let wait = POLL_FIRST_MS; Date.now() < end && left(); wait = Math.min(2 * wait, POLL_MAX_MS))
+        await sleep(Math.min(wait, end - Date.now()));
       killNow();
     })();
     return killing;

@@ -55,6 +55,14 @@ describe.each(["none", "bwrap"] as const)("bash processes (sandbox %s)", (sandbo
     for (const a of args) expect(pidsWithArg(a), a).toEqual([]);
   });
 
+  it("script exit SIGKILLs, after the grace, a process that ignores SIGTERM (the checks back off, they do not stop)", async () => {
+    const c = claw({ sandbox, limits: { bashKillGraceMs: 300 } });
+    const a = uniqueSleep();
+    const r = await c.bash({ script: `(trap '' TERM; exec sleep ${a}) & echo done` });
+    expect(r).toMatchObject({ exitCode: 0, stdout: "done\n", timeout: false });
+    expect(pidsWithArg(a)).toEqual([]);
+  });
+
   it("keepBackground leaves them running until the claw closes", async () => {
     const c = memClaw({ sandbox });
     const a = uniqueSleep();
