@@ -37,15 +37,17 @@ function lastPid(): number | undefined {
  * environment of every process on the machine would cost milliseconds per call.
  */
 export function findMarked(needle: Buffer, since?: number): number[] {
+  const last = since === undefined ? undefined : lastPid();
+  // When PIDs wrapped around since the call began, newer PIDs may be smaller: read them all.
+  const bounded = since !== undefined && last !== undefined && last >= since;
+  // Few PIDs assigned since: reading those few costs less than listing /proc (~0.3 ms).
+  if (bounded && last - since! < PROBE_RANGE) return probeRange(needle, since!, last);
   let names: string[];
   try {
     names = readdirSync("/proc");
   } catch {
     return []; // no /proc (not Linux): nothing to find this way
   }
-  const last = since === undefined ? undefined : lastPid();
-  // When PIDs wrapped around since the call began, newer PIDs may be smaller: read them all.
-  const bounded = since !== undefined && last !== undefined && last >= since;
   const found: number[] = [];
   for (const name of names) {
     const c = name.charCodeAt(0);
@@ -62,6 +64,36 @@ export function findMarked(needle: Buffer, since?: number): number[] {
     if (env.indexOf(needle) >= 0) found.push(pid);
   }
   return found;
+}
+
+/** Up to this many PIDs assigned since a call began are read one by one instead of listing /proc. */
+const PROBE_RANGE = 16;
+
+/**
+ * The processes in [from, to] whose environment contains `needle`. /proc/<n> also answers for a
+ * thread's id (unlisted, with its process's environment): only a thread group's leader counts.
+ */
+function probeRange(needle: Buffer, from: number, to: number): number[] {
+  const found: number[] = [];
+  for (let pid = from; pid <= to; pid++) {
+    if (pid === process.pid) continue;
+    let env: Buffer;
+    try {
+      env = readFileSync(`/proc/${pid}/environ`);
+    } catch {
+      continue; // no such process, or not ours to read
+    }
+    if (env.indexOf(needle) >= 0 && isLeader(pid)) found.push(pid);
+  }
+  return found;
+}
+
+function isLeader(pid: number): boolean {
+  try {
+    return new RegExp(`^Tgid:\\s*${pid}$`, "m").test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false; // gone meanwhile
+  }
 }
 
 /** Sends `signal` to each PID; ignores those already gone. */
