@@ -1,56 +1,89 @@
 /**
- * bash: (1) `true` through the bash op vs child_process.spawn('bash', ['-c', 'true']), time ratio;
- * (2) `seq 1 N` with a stdout line event per line vs spawning the same command and inserting its
- * lines raw (one transaction per stdout chunk), throughput ratio.
+ * bash, like against like: each row runs tsclaw and its raw baseline with the same sandbox.
+ * (1) `true` through the bash op vs spawning `bash -c true`, time ratio; (2) `seq 1 N` with a
+ * stdout line event per line vs spawning the same command and inserting its lines raw (one
+ * transaction per stdout chunk), throughput ratio. Each is measured without a sandbox
+ * (tsclaw `sandbox: "none"`) and under bwrap (tsclaw `sandbox: "bwrap"`; the raw side runs its
+ * command inside bwrap with tsclaw's own arguments, BWRAP_ARGS). What the sandbox costs tsclaw
+ * (bwrap against none) is a row of its own, so it stays in the table.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { BWRAP_ARGS, probeBwrap } from "../src/bash/sandbox.js";
 import { type Claw, createClaw } from "../src/index.js";
 import { now, size, tempDir } from "./measure.js";
 import { openRawDb, rawInserter } from "./raw-db.js";
-import { type Row, row } from "./table.js";
+import { type Row, row, unavailable } from "./table.js";
 
-function rawTrue(): Promise<void> {
+type Sandbox = "none" | "bwrap";
+
+/** The raw side's command line for `script`: bash itself, or bash inside tsclaw's bwrap invocation. */
+function rawCommand(sandbox: Sandbox, script: string): [string, string[]] {
+  return sandbox === "bwrap" ? ["bwrap", [...BWRAP_ARGS, "--", "bash", "-c", script]] : ["bash", ["-c", script]];
+}
+
+function rawTrue(sandbox: Sandbox): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", "true"]);
+    const [cmd, args] = rawCommand(sandbox, "true");
+    const child = spawn(cmd, args);
     child.on("error", reject);
     child.on("close", () => resolve());
   });
 }
 
-async function timeTrue(claw: Claw, runs: number): Promise<{ ts: number; raw: number }> {
-  let ts = 0;
-  let raw = 0;
-  // Interleaved, so drift in machine load hits both sides alike.
-  for (let i = 0; i < runs; i++) {
-    let t0 = now();
-    await claw.bash({ script: "true" });
-    ts += now() - t0;
-    t0 = now();
-    await rawTrue();
-    raw += now() - t0;
-  }
-  return { ts: ts / runs, raw: raw / runs };
-}
-
-async function tsSeq(claw: Claw, lines: number): Promise<number> {
+async function timed(f: () => Promise<unknown>): Promise<number> {
   const t0 = now();
-  const r = await claw.bash({
-    script: `seq 1 ${lines}`,
-    stdoutLineEvent: { template: { line: "{payload}" }, bus: `seq-${Math.random()}` },
-  });
-  if (r.exitCode !== 0) throw new Error("seq failed");
+  await f();
   return now() - t0;
 }
 
-async function rawSeq(lines: number): Promise<number> {
-  const tmp = tempDir();
-  const db = openRawDb(join(tmp.dir, "raw.db"));
+function openClaw(dir: string, name: string, sandbox: Sandbox): Claw {
+  return createClaw({ db: join(dir, `${name}.db`), project: "bench", sandbox });
+}
+
+/** Mean ms per `true`, tsclaw and raw, for each sandbox; every run of every side interleaved. */
+async function timeTrue(dir: string, sandboxes: readonly Sandbox[], runs: number) {
+  const claws = sandboxes.map((s) => openClaw(dir, `true-${s}`, s));
+  const sums = sandboxes.map(() => ({ ts: 0, raw: 0 }));
+  try {
+    for (let i = 0; i < runs; i++)
+      for (let k = 0; k < sandboxes.length; k++) {
+        sums[k]!.ts += await timed(() => claws[k]!.bash({ script: "true" }));
+        sums[k]!.raw += await timed(() => rawTrue(sandboxes[k]!));
+      }
+  } finally {
+    for (const c of claws) await c.close();
+  }
+  return sums.map((s) => ({ ts: s.ts / runs, raw: s.raw / runs }));
+}
+
+/** ms for `seq 1 lines` with a line event each, on a fresh claw (raw starts on a fresh database too). */
+async function tsSeq(dir: string, sandbox: Sandbox, lines: number, n: number): Promise<number> {
+  const claw = openClaw(dir, `seq-${sandbox}-${n}`, sandbox);
+  try {
+    // Started, and its first call made, as the raw side has its statement prepared.
+    await claw.ready();
+    await claw.bash({ script: "true" });
+    const t0 = now();
+    const r = await claw.bash({
+      script: `seq 1 ${lines}`,
+      stdoutLineEvent: { template: { line: "{payload}" }, bus: "seq" },
+    });
+    if (r.exitCode !== 0 || r.sandbox !== sandbox) throw new Error(`seq failed (exit ${r.exitCode}, ${r.sandbox})`);
+    return now() - t0;
+  } finally {
+    await claw.close();
+  }
+}
+
+async function rawSeq(dir: string, sandbox: Sandbox, lines: number, n: number): Promise<number> {
+  const db = openRawDb(join(dir, `raw-${sandbox}-${n}.db`));
   const insert = rawInserter(db);
   try {
     const t0 = now();
     await new Promise<void>((resolve, reject) => {
-      const child = spawn("bash", ["-c", `seq 1 ${lines}`]);
+      const [cmd, args] = rawCommand(sandbox, `seq 1 ${lines}`);
+      const child = spawn(cmd, args);
       let rest = "";
       child.stdout.setEncoding("utf8");
       child.stdout.on("data", (chunk: string) => {
@@ -67,44 +100,105 @@ async function rawSeq(lines: number): Promise<number> {
     return now() - t0;
   } finally {
     db.close();
-    tmp.remove();
   }
+}
+
+/** Best lines/s of `rounds` runs per side and sandbox, the four sides interleaved round by round. */
+async function timeSeq(dir: string, sandboxes: readonly Sandbox[], lines: number, rounds: number) {
+  await tsSeq(dir, "none", Math.min(lines, 5000), -1); // warm-up
+  await rawSeq(dir, "none", Math.min(lines, 5000), -1);
+  const best = sandboxes.map(() => ({ ts: Infinity, raw: Infinity }));
+  for (let n = 0; n < rounds; n++)
+    for (let k = 0; k < sandboxes.length; k++) {
+      best[k]!.ts = Math.min(best[k]!.ts, await tsSeq(dir, sandboxes[k]!, lines, n));
+      best[k]!.raw = Math.min(best[k]!.raw, await rawSeq(dir, sandboxes[k]!, lines, n));
+    }
+  return best.map((b) => ({ ts: (lines / b.ts) * 1000, raw: (lines / b.raw) * 1000 }));
 }
 
 /** Runs the scenario. */
 export async function run(): Promise<Row[]> {
   const runs = size(150, 30);
   const lines = size(50_000, 10_000);
+  const rounds = size(3, 2);
+  const probe = probeBwrap();
+  const sandboxes: Sandbox[] = probe.ok ? ["none", "bwrap"] : ["none"];
   const tmp = tempDir();
-  const claw = createClaw({ db: join(tmp.dir, "claw.db"), project: "bench" });
   try {
-    await timeTrue(claw, 5); // warm-up
-    const t = await timeTrue(claw, runs);
-    await tsSeq(claw, Math.min(lines, 5000));
-    await rawSeq(Math.min(lines, 5000));
-    const tsMs = Math.min(await tsSeq(claw, lines), await tsSeq(claw, lines));
-    const rawMs = Math.min(await rawSeq(lines), await rawSeq(lines));
-    return [
+    await timeTrue(tmp.dir, sandboxes, 5); // warm-up
+    const [trueNone, trueBwrap] = await timeTrue(tmp.dir, sandboxes, runs);
+    const [seqNone, seqBwrap] = await timeSeq(tmp.dir, sandboxes, lines, rounds);
+    const trueNote = `${runs} sequential runs of each side, interleaved`;
+    const seqNote = `${lines} lines, best of ${rounds} interleaved runs per side, each on a fresh database; raw = spawn + split + better-sqlite3 insert per stdout chunk`;
+    const rows: Row[] = [
       row({
-        scenario: "bash `true`",
+        scenario: "bash `true`, no sandbox",
         unit: "ms/run",
-        tsclaw: t.ts,
-        baseline: t.raw,
+        tsclaw: trueNone!.ts,
+        baseline: trueNone!.raw,
         target: { op: "<=", value: 1.3 },
         ratioNote: "time tsclaw ÷ raw spawn (lower is better)",
-        note: `${runs} sequential runs, interleaved`,
+        note: `${trueNote}; tsclaw sandbox none vs spawn('bash', ['-c', 'true'])`,
       }),
       row({
-        scenario: "bash `seq` with a line event each",
+        scenario: "bash `seq` with a line event each, no sandbox",
         unit: "lines/s",
-        tsclaw: (lines / tsMs) * 1000,
-        baseline: (lines / rawMs) * 1000,
+        tsclaw: seqNone!.ts,
+        baseline: seqNone!.raw,
         target: { op: ">=", value: 0.9 },
-        note: `${lines} lines; raw = spawn + split + better-sqlite3 insert per stdout chunk`,
+        note: `${seqNote}; tsclaw sandbox none vs the raw pipeline on spawn('bash', ['-c', 'seq …'])`,
       }),
     ];
+    if (!trueBwrap || !seqBwrap) {
+      const why = `bwrap sandbox not available: ${probe.why}`;
+      rows.push(
+        unavailable("bash `true` under bwrap", "ms/run", { op: "<=", value: 1.3 }, why),
+        unavailable("bash `seq` with a line event each, under bwrap", "lines/s", { op: ">=", value: 0.9 }, why),
+        unavailable("bwrap's cost to tsclaw: `true` (bwrap vs none)", "ms/run", null, why),
+        unavailable("bwrap's cost to tsclaw: `seq` line events (bwrap vs none)", "lines/s", null, why),
+      );
+      return rows;
+    }
+    const bwrapCmd = `bwrap ${BWRAP_ARGS.join(" ")} -- bash -c`;
+    rows.push(
+      row({
+        scenario: "bash `true` under bwrap",
+        unit: "ms/run",
+        tsclaw: trueBwrap.ts,
+        baseline: trueBwrap.raw,
+        target: { op: "<=", value: 1.3 },
+        ratioNote: "time tsclaw ÷ raw spawn (lower is better)",
+        note: `${trueNote}; tsclaw sandbox bwrap vs spawn of \`${bwrapCmd} true\` (tsclaw's own bwrap arguments); raw bwrap costs ${(trueBwrap.raw - trueNone!.raw).toFixed(2)} ms more than raw bash`,
+      }),
+      row({
+        scenario: "bash `seq` with a line event each, under bwrap",
+        unit: "lines/s",
+        tsclaw: seqBwrap.ts,
+        baseline: seqBwrap.raw,
+        target: { op: ">=", value: 0.9 },
+        note: `${seqNote}; tsclaw sandbox bwrap vs the raw pipeline on \`${bwrapCmd} 'seq …'\` (tsclaw's own bwrap arguments); tsclaw under bwrap ÷ raw without a sandbox = ${(seqBwrap.ts / seqNone!.raw).toFixed(3)}`,
+      }),
+      row({
+        scenario: "bwrap's cost to tsclaw: `true` (bwrap vs none)",
+        unit: "ms/run",
+        tsclaw: trueBwrap.ts,
+        baseline: trueNone!.ts,
+        target: null,
+        ratioNote: "time tsclaw under bwrap ÷ tsclaw without a sandbox (lower is better)",
+        note: `the two tsclaw figures above: bwrap adds ${(trueBwrap.ts - trueNone!.ts).toFixed(2)} ms per call`,
+      }),
+      row({
+        scenario: "bwrap's cost to tsclaw: `seq` line events (bwrap vs none)",
+        unit: "lines/s",
+        tsclaw: seqBwrap.ts,
+        baseline: seqNone!.ts,
+        target: null,
+        ratioNote: "tsclaw under bwrap ÷ tsclaw without a sandbox",
+        note: "the two tsclaw figures above",
+      }),
+    );
+    return rows;
   } finally {
-    await claw.close();
     tmp.remove();
   }
 }
