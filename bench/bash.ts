@@ -120,7 +120,7 @@ async function timeSeq(dir: string, sandboxes: readonly Sandbox[], lines: number
 export async function run(): Promise<Row[]> {
   const runs = size(150, 30);
   const lines = size(50_000, 10_000);
-  const rounds = size(3, 2);
+  const rounds = size(5, 2);
   const probe = probeBwrap();
   const sandboxes: Sandbox[] = probe.ok ? ["none", "bwrap"] : ["none"];
   const tmp = tempDir();
