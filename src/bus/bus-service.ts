@@ -165,18 +165,7 @@ export class BusService {
    * everything queued so far is committed (or has failed). Order is the same as `outJson`'s.
    */
   enqueueJson(bus: string, payloadJson: string, onError: (err: unknown) => void): void {
-    if (this.closed) {
-      onError(new ClawError("shutting_down", "the bus is closed"));
-      return;
-    }
-    let size: number;
-    try {
-      size = this.sizeOf(payloadJson);
-    } catch (err) {
-      onError(err);
-      return;
-    }
-    this.enqueue(bus, payloadJson, size, noop, onError);
+    this.enqueueJsonMany(bus, [payloadJson], false, onError);
   }
 
   /**

@@ -60,15 +60,21 @@ it("moves a version-1 database forward: events, gaps, last seqs and payloads kep
   expect(sql).not.toMatch(/bus/);
 });
 
+/** A database file written by the first `version` migration steps, as that tsclaw left it. */
+function databaseAt(file: string, version: number): Database.Database {
+  const raw = new Database(file);
+  raw.pragma("journal_mode = WAL");
+  raw.transaction(() => {
+    for (const step of MIGRATIONS.slice(0, version)) raw.exec(step);
+    raw.pragma(`user_version = ${version}`);
+  })();
+  return raw;
+}
+
 it("moves a version-5 database forward to the (bus, ts) index; trim_bus beforeTs searches it instead of walking the bus", async () => {
   const file = join(tempDir("tsclaw-migrate-"), "claw.db");
   {
-    const raw = new Database(file);
-    raw.pragma("journal_mode = WAL");
-    raw.transaction(() => {
-      for (const step of MIGRATIONS.slice(0, 5)) raw.exec(step);
-      raw.pragma("user_version = 5");
-    })();
+    const raw = databaseAt(file, 5);
     const bus = raw.prepare("INSERT INTO buses (bus, last_seq, first_seq, count) VALUES (?, 3, 1, 3) RETURNING id");
     const event = raw.prepare("INSERT INTO events (id, ts, size, payload) VALUES ((? << 40) | ?, ?, 1, ?)");
     for (const name of ["early", "late"]) {
@@ -105,12 +111,7 @@ it("moves a version-5 database forward to the (bus, ts) index; trim_bus beforeTs
 it("moves a version-6 database forward to one event index; the age sweep uses the (bus, ts) index and keeps counts", async () => {
   const file = join(tempDir("tsclaw-migrate-"), "claw.db");
   {
-    const raw = new Database(file);
-    raw.pragma("journal_mode = WAL");
-    raw.transaction(() => {
-      for (const step of MIGRATIONS.slice(0, 6)) raw.exec(step);
-      raw.pragma("user_version = 6");
-    })();
+    const raw = databaseAt(file, 6);
     const bus = raw.prepare("INSERT INTO buses (bus, last_seq, first_seq, count) VALUES (?, 4, 1, 4) RETURNING id");
     const event = raw.prepare("INSERT INTO events (id, ts, size, payload) VALUES ((? << 40) | ?, ?, 1, ?)");
     for (const [name, base] of [
