@@ -1,10 +1,15 @@
 /**
- * WAL checkpoints off the commit path: PASSIVE on a timer on the server's own connection, so no
- * commit a caller waits on pays for copying the WAL into the database and its fsync (~10 ms
- * every ~1000 pages with SQLite's automatic checkpoint), and each checkpoint copies only what
- * the last interval wrote. It runs on the one connection there is: the database is opened in
- * exclusive locking mode (see db.ts), so no second connection (a worker thread's, as before)
- * may open it.
+ * WAL checkpoints off the commit path: PASSIVE, from a timer on the server's own connection, so
+ * no commit a caller waits on pays for copying the WAL into the database and its fsync (with
+ * SQLite's automatic checkpoint, one commit in every ~1000 pages pays ~10 ms). It runs on the
+ * one connection there is: the database is opened in exclusive locking mode (see db.ts), so no
+ * second connection (a worker thread's) may open it.
+ *
+ * When: about every TARGET_FRAMES pages written, as SQLite's own default would, and at once
+ * when the server has gone quiet. Each checkpoint stalls the event loop for a fixed ~3 ms
+ * (its fsync) plus ~5 µs a page, so checkpointing every tick under a trickle of small commits
+ * (a task's status changes: ~4 500 pages/s in the check_task bench) paid the fixed part ten
+ * times a second and delayed one wake-up in twenty.
  */
 import type Database from "better-sqlite3";
 
@@ -15,21 +20,42 @@ interface CheckpointResult {
   checkpointed: number;
 }
 
-/** Starts checkpointing `db` every `intervalMs`; returns its stop function. */
-export function startCheckpointer(db: Database.Database, intervalMs = 100): () => void {
+/** The WAL pages a checkpoint aims to copy at a time (SQLite's default autocheckpoint). */
+const TARGET_FRAMES = 1000;
+/** Never longer between checkpoints while writes go on: the WAL stays well under the backstop. */
+const MAX_INTERVAL_MS = 1000;
+
+/** Starts checkpointing `db`, looking every `tickMs`; returns its stop function. */
+export function startCheckpointer(db: Database.Database, tickMs = 100): () => void {
   let stopped = false;
   const changes = db.prepare("SELECT total_changes()").pluck();
-  // Rows changed on the connection when the WAL was last started over here (-1: not yet).
+  // Rows changed on the connection when the WAL was last started over here (-1: not yet),
+  // and at the last tick.
   let changesAtRestart = -1;
+  let changesAtTick = -1;
+  let lastAt = Date.now();
+  let intervalMs = tickMs;
   const checkpoint = () => {
     // Never inside someone's open transaction (a checkpoint there would see its writes half done).
     if (stopped || !db.open || db.inTransaction) return;
     try {
+      const now = Number(changes.get());
+      const quiet = now === changesAtTick;
+      changesAtTick = now;
       // Nothing written since the restart below but its own write: nothing worth copying (and
       // copying it would start the WAL over again, every tick, on an idle server).
-      const now = Number(changes.get());
       if (now === changesAtRestart) return;
+      const at = Date.now();
+      if (!quiet && at - lastAt < intervalMs) return;
       const [r] = db.pragma("wal_checkpoint(PASSIVE)") as CheckpointResult[];
+      // The WAL was started over at the last checkpoint, so its frames are what was written
+      // since: the next interval is the time the same rate takes to write TARGET_FRAMES. After a
+      // quiet spell the rate is unknown, and the next burst is looked at after one tick.
+      const frames = Math.max(1, r?.log ?? 0);
+      intervalMs = quiet
+        ? tickMs
+        : Math.min(MAX_INTERVAL_MS, Math.max(tickMs, ((at - lastAt) * TARGET_FRAMES) / frames));
+      lastAt = at;
       // All of the WAL copied: the next write starts it over, and SQLite syncs the new WAL
       // header as it does (1–4 ms). A write here that changes nothing (the header page with
       // the schema version it has) takes that sync off the next commit someone waits on.
@@ -44,7 +70,7 @@ export function startCheckpointer(db: Database.Database, intervalMs = 100): () =
   // After the I/O already waiting in this turn of the event loop (immediates run after the poll
   // phase): a request that has arrived, or a response written to a caller in this process, is
   // handled before the loop stalls for the checkpoint's syncs.
-  const timer = setInterval(() => setImmediate(checkpoint), intervalMs);
+  const timer = setInterval(() => setImmediate(checkpoint), tickMs);
   timer.unref();
   return () => {
     stopped = true;

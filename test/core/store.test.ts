@@ -107,4 +107,34 @@ describe("WAL checkpointer", () => {
       opened.close();
     }
   });
+
+  it("checkpoints a trickle of small commits every ~1000 pages, not every tick, and the rest once it stops", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { openDb } = await import("../../src/store/db.js");
+    const path = join(tempDir(), "trickle.db");
+    const opened = openDb(path);
+    try {
+      opened.db.exec("CREATE TABLE r (v TEXT)");
+      const insert = opened.db.prepare("INSERT INTO r VALUES (?)");
+      const header = () => readFileSync(`${path}-wal`).subarray(12, 24).toString("hex");
+      // 150 one-row commits, one every 10 ms (a page or two each): at one checkpoint a tick
+      // (100 ms) the WAL would start over ~15 times; at ~1000 pages, once or twice.
+      const seen = new Set([header()]);
+      for (let i = 0; i < 150; i++) {
+        insert.run(`row ${i}`);
+        await new Promise((r) => setTimeout(r, 10));
+        seen.add(header());
+      }
+      expect(seen.size - 1).toBeLessThanOrEqual(4);
+      // Quiet now: what is left is copied (the first quiet tick checkpoints).
+      const last = header();
+      const deadline = Date.now() + 10_000;
+      while (header() === last && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(header()).not.toBe(last);
+      const [r] = opened.db.pragma("wal_checkpoint(PASSIVE)") as { log: number; checkpointed: number }[];
+      expect(r?.checkpointed).toBe(r?.log);
+    } finally {
+      opened.close();
+    }
+  });
 });
