@@ -64,7 +64,11 @@ const SIGNALS: Record<string, number> = {
 export async function runProcesses(spec: ProcessSpec): Promise<ProcessOutcome> {
   const bwrap = spec.sandbox === "bwrap";
   const keepWrapped = bwrap && spec.keepBackground;
-  const bashArgs = keepWrapped ? ["-c", KEEP_WRAPPER, "tsclaw-keep", ...spec.args] : spec.args;
+  // --norc: bash sources ~/.bashrc, not interactive as it is, when its stdin is a socket (Node's
+  // pipes are socketpairs) and SHLVL is unset (a service's environment). A call must not run the
+  // user's interactive set-up: it may print, take hundreds of ms (pyenv, nvm, conda) or hang.
+  const script = ["--norc", ...spec.args];
+  const bashArgs = keepWrapped ? ["--norc", "-c", KEEP_WRAPPER, "tsclaw-keep", ...script] : script;
   const [command, args] = bwrap ? ["bwrap", [...BWRAP_ARGS, "--", "bash", ...bashArgs]] : ["bash", bashArgs];
   // Throws synchronously for arguments the OS refuses (the caller maps it).
   const child: ChildProcess = spawn(command, args, {

@@ -162,3 +162,26 @@ describe("bash", () => {
     expect(await claw.do({ op: "bash", args: { script: "true" } })).toMatchObject({ ok: true });
   });
 });
+
+// bash sources ~/.bashrc even when not interactive if its stdin is a socket (Node's pipes are
+// socketpairs) and SHLVL is unset, as under systemd or a container's init. An agent's calls must
+// not run the user's interactive set-up: it can print, be slow (pyenv, nvm, conda) or hang.
+describe.each([
+  ["none", false],
+  ["bwrap", false],
+  ["bwrap", true],
+] as const)("bash (sandbox %s, keepBackground %s) does not read ~/.bashrc", (sandbox, keepBackground) => {
+  it("under an environment without SHLVL, stdin a socket", async () => {
+    const home = tempDir();
+    const marker = join(home, "rc-was-read");
+    const { writeFileSync, existsSync } = await import("node:fs");
+    writeFileSync(join(home, ".bashrc"), `touch ${marker}; echo rc >&2\n`);
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, OPENROUTER_API_KEY: "test-key" };
+    delete env.SHLVL;
+    delete env.BASH_ENV;
+    claw = memClaw({ sandbox, env });
+    const r = await claw.bash({ script: "echo hi", keepBackground });
+    expect(r).toMatchObject({ stdout: "hi\n", stderr: "", exitCode: 0, sandbox });
+    expect(existsSync(marker)).toBe(false);
+  });
+});
