@@ -1,6 +1,6 @@
 /**
  * bash, like against like: each row runs tsclaw and its raw baseline with the same sandbox.
- * (1) `true` through the bash op vs spawning `bash -c true`, time ratio; (2) `seq 1 N` with a
+ * (1) `true` through the bash op vs spawning `bash --norc -c true`, time ratio; (2) `seq 1 N` with a
  * stdout line event per line vs spawning the same command and inserting its lines raw (one
  * transaction per stdout chunk), throughput ratio. Each is measured without a sandbox
  * (tsclaw `sandbox: "none"`) and under bwrap (tsclaw `sandbox: "bwrap"`; the raw side runs its
@@ -17,9 +17,14 @@ import { type Row, row, unavailable } from "./table.js";
 
 type Sandbox = "none" | "bwrap";
 
-/** The raw side's command line for `script`: bash itself, or bash inside tsclaw's bwrap invocation. */
+/**
+ * The raw side's command line for `script`: bash itself, or bash inside tsclaw's bwrap
+ * invocation; `--norc` as tsclaw passes it (without SHLVL in the environment, bash with a socket
+ * for stdin would source ~/.bashrc on one side only).
+ */
 function rawCommand(sandbox: Sandbox, script: string): [string, string[]] {
-  return sandbox === "bwrap" ? ["bwrap", [...BWRAP_ARGS, "--", "bash", "-c", script]] : ["bash", ["-c", script]];
+  const bash = ["bash", "--norc", "-c", script];
+  return sandbox === "bwrap" ? ["bwrap", [...BWRAP_ARGS, "--", ...bash]] : [bash[0]!, bash.slice(1)];
 }
 
 function rawTrue(sandbox: Sandbox): Promise<void> {
@@ -138,7 +143,7 @@ export async function run(): Promise<Row[]> {
         baseline: trueNone!.raw,
         target: { op: "<=", value: 1.3 },
         ratioNote: "time tsclaw ÷ raw spawn (lower is better)",
-        note: `${trueNote}; tsclaw sandbox none vs spawn('bash', ['-c', 'true'])`,
+        note: `${trueNote}; tsclaw sandbox none vs spawn('bash', ['--norc', '-c', 'true'])`,
       }),
       row({
         scenario: "bash `seq` with a line event each, no sandbox",
@@ -146,7 +151,7 @@ export async function run(): Promise<Row[]> {
         tsclaw: seqNone!.ts,
         baseline: seqNone!.raw,
         target: { op: ">=", value: 0.9 },
-        note: `${seqNote}; tsclaw sandbox none vs the raw pipeline on spawn('bash', ['-c', 'seq …'])`,
+        note: `${seqNote}; tsclaw sandbox none vs the raw pipeline on spawn('bash', ['--norc', '-c', 'seq …'])`,
       }),
     ];
     if (!trueBwrap || !seqBwrap) {
@@ -159,7 +164,7 @@ export async function run(): Promise<Row[]> {
       );
       return rows;
     }
-    const bwrapCmd = `bwrap ${BWRAP_ARGS.join(" ")} -- bash -c`;
+    const bwrapCmd = `bwrap ${BWRAP_ARGS.join(" ")} -- bash --norc -c`;
     rows.push(
       row({
         scenario: "bash `true` under bwrap",
