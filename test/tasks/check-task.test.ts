@@ -18,9 +18,14 @@ async function runningTask(): Promise<{ claw: Claw; taskId: string; g: Gate }> {
   fx.track(g, (x) => x.open());
   const r = await claw.task.run({ prompt: "think hard", sessionKey: "waiter" });
   await g.reached;
-  // The run's progress (starting → waiting_model) is recorded as it reports it, which on a
-  // network store may land just after the model call went out: wait until it has.
-  await until(async () => (await claw.task.get({ taskId: r.taskId })).phase === "waiting_model");
+  // The run's progress is recorded as it reports it, which on a network store may land just
+  // after the model call went out: wait for its last report before the call (the turn's start;
+  // "run started" comes before it with the same phase), after which nothing writes the task
+  // until the gate opens.
+  await until(async () => {
+    const t = await claw.task.get({ taskId: r.taskId });
+    return t.phase === "waiting_model" && t.latestUpdate?.text.startsWith("waiting for the model") === true;
+  });
   return { claw, taskId: r.taskId, g };
 }
 
