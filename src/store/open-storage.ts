@@ -44,7 +44,10 @@ export function openStore(db: string, options: { durability?: Durability } = {})
     db: opened.db,
     path: opened.path,
     ready: Promise.resolve(),
-    close: async () => opened.close(),
+    close: async () => {
+      sql.flush(); // the writes of this last turn are committed, not rolled back by the close
+      opened.close();
+    },
   };
 }
 

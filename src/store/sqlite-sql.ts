@@ -1,14 +1,18 @@
 /**
  * The SQLite implementation of Sql over one better-sqlite3 connection. Statements are prepared
- * once per text. better-sqlite3 runs synchronously, so the only thing an asynchronous
- * transaction must guard against is another caller's statement landing inside it while it
- * awaits: while a transaction is open, every statement from outside it (and `exclusive` work
- * such as the bus's group commit) waits for it to end. Outside a transaction a statement runs at
- * once, in the caller's turn.
+ * once per text. Writes are group-committed (write-group.ts): a write outside a transaction
+ * runs at once, in the caller's turn, inside the turn's open group, and resolves once the group
+ * has committed on the next turn of the event loop; a transaction runs as a savepoint of the
+ * group and resolves after the same COMMIT. Reads never see a write that is not committed yet:
+ * a read made while a group is open waits for its commit. better-sqlite3 runs synchronously,
+ * so the only other thing to guard against is another caller's statement landing inside a
+ * transaction while it awaits: while one is open, every statement from outside it (and
+ * `exclusive` work such as the bus's own commits) waits for it to end.
  */
 import type Database from "better-sqlite3";
 import type { Db } from "./db.js";
 import type { Sql, SqlRunResult, SqlValue } from "./sql.js";
+import { WriteGroup } from "./write-group.js";
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -19,65 +23,125 @@ export class SqliteSql implements Sql {
   private busy = false;
   private readonly waiting: Array<() => void> = [];
   private savepoints = 0;
+  private group: WriteGroup | null = null;
   private readonly inner: Sql;
 
   constructor(readonly db: Db) {
     this.inner = {
       dialect: "sqlite",
-      all: async <T>(text: string, params?: readonly SqlValue[]) => this.allNow<T>(text, params),
-      get: async <T>(text: string, params?: readonly SqlValue[]) => this.getNow<T>(text, params),
-      run: async (text: string, params?: readonly SqlValue[]) => this.runNow(text, params),
+      all: async <T>(text: string, params?: readonly SqlValue[]) => this.statement(text).all(...bind(params)) as T[],
+      get: async <T>(text: string, params?: readonly SqlValue[]) =>
+        this.statement(text).get(...bind(params)) as T | undefined,
+      run: async (text: string, params?: readonly SqlValue[]) => changes(this.statement(text), params),
       tx: <T>(fn: (q: Sql) => Promise<T>) => this.savepoint(fn),
     };
   }
 
-  async all<T>(text: string, params?: readonly SqlValue[]): Promise<T[]> {
-    while (this.busy) await this.turn();
-    return this.allNow<T>(text, params);
+  all<T>(text: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.outside(text, (s) => s.all(...bind(params)) as T[]);
   }
 
-  async get<T>(text: string, params?: readonly SqlValue[]): Promise<T | undefined> {
-    while (this.busy) await this.turn();
-    return this.getNow<T>(text, params);
+  get<T>(text: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return this.outside(text, (s) => s.get(...bind(params)) as T | undefined);
   }
 
-  async run(text: string, params?: readonly SqlValue[]): Promise<SqlRunResult> {
-    while (this.busy) await this.turn();
-    return this.runNow(text, params);
+  run(text: string, params?: readonly SqlValue[]): Promise<SqlRunResult> {
+    return this.outside(text, (s) => changes(s, params));
   }
 
   async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
     while (this.busy) await this.turn();
+    const group = this.openGroup();
     this.busy = true;
+    let result: T;
     try {
-      this.db.exec("BEGIN IMMEDIATE");
-      let result: T;
-      try {
-        result = await fn(this.inner);
-      } catch (err) {
-        if (this.db.inTransaction) this.db.exec("ROLLBACK");
-        throw err;
-      }
-      this.db.exec("COMMIT");
-      return result;
+      result = await this.savepoint(fn);
+    } catch (err) {
+      // An I/O or full-disk error can end the whole transaction, the other members' writes with it.
+      if (this.group === group && !this.db.inTransaction) this.abortGroup(group, err);
+      throw err;
     } finally {
       this.busy = false;
+      if (group.due) this.commitGroup(group);
       this.waiting.shift()?.();
     }
+    await group.done;
+    return result;
   }
 
   /**
-   * Runs synchronous work on the connection when no transaction is open: at once when none
-   * is, else as soon as the open one ends. For code that keeps its own prepared statements.
+   * Runs synchronous work on the connection when neither a transaction nor an uncommitted
+   * group is open: at once when none is, else as soon as it ends. For code that keeps its own
+   * prepared statements (and its own transactions).
    */
   async exclusive<T>(fn: () => T): Promise<T> {
-    while (this.busy) await this.turn();
+    // Checked in the same step as `fn` runs: nothing can open a transaction in between.
+    while (this.blocked()) await this.unblocked();
     return fn();
   }
 
   /** True while an asynchronous transaction holds the connection. */
   get inTransaction(): boolean {
     return this.busy;
+  }
+
+  /** Commits the open group now (before the connection closes). */
+  flush(): void {
+    if (this.group && !this.busy) this.commitGroup(this.group);
+  }
+
+  /** A statement from outside any transaction: a read waits for the open group, a write joins it. */
+  private async outside<T>(text: string, exec: (s: Statement) => T): Promise<T> {
+    const s = this.statement(text);
+    if (s.readonly) {
+      while (this.blocked()) await this.unblocked();
+      return exec(s);
+    }
+    while (this.busy) await this.turn();
+    const group = this.openGroup();
+    let result: T;
+    try {
+      result = exec(s);
+    } catch (err) {
+      // A constraint failure undoes its own statement only; other errors can end the transaction.
+      if (!this.db.inTransaction) this.abortGroup(group, err);
+      throw err;
+    }
+    await group.done;
+    return result;
+  }
+
+  /** True while a transaction body or an uncommitted group holds the connection. */
+  private blocked(): boolean {
+    return this.busy || this.group !== null;
+  }
+
+  /** Waits for what holds the connection now to end (check `blocked` again after). */
+  private unblocked(): Promise<void> {
+    return this.busy ? this.turn() : this.group!.ended();
+  }
+
+  private openGroup(): WriteGroup {
+    if (this.group) return this.group;
+    const group = new WriteGroup(this.db);
+    this.group = group;
+    setImmediate(() => this.commitGroup(group));
+    return group;
+  }
+
+  private commitGroup(group: WriteGroup): void {
+    if (this.group !== group) return; // failed meanwhile
+    if (this.busy) {
+      group.due = true; // the transaction body holding the connection commits it as it ends
+      return;
+    }
+    this.group = null;
+    group.commit();
+  }
+
+  private abortGroup(group: WriteGroup, err: unknown): void {
+    if (this.group === group) this.group = null;
+    group.fail(err);
   }
 
   /** Waits until the open transaction ends; wakes the next waiter in line after this one runs. */
@@ -102,8 +166,10 @@ export class SqliteSql implements Sql {
       this.db.exec(`RELEASE ${name}`);
       return result;
     } catch (err) {
-      this.db.exec(`ROLLBACK TO ${name}`);
-      this.db.exec(`RELEASE ${name}`);
+      if (this.db.inTransaction) {
+        this.db.exec(`ROLLBACK TO ${name}`);
+        this.db.exec(`RELEASE ${name}`);
+      }
       throw err;
     } finally {
       this.savepoints--;
@@ -118,21 +184,13 @@ export class SqliteSql implements Sql {
     }
     return s;
   }
+}
 
-  private allNow<T>(text: string, params: readonly SqlValue[] = []): T[] {
-    return this.statement(text).all(...bind(params)) as T[];
-  }
-
-  private getNow<T>(text: string, params: readonly SqlValue[] = []): T | undefined {
-    return this.statement(text).get(...bind(params)) as T | undefined;
-  }
-
-  private runNow(text: string, params: readonly SqlValue[] = []): SqlRunResult {
-    return { changes: this.statement(text).run(...bind(params)).changes };
-  }
+function changes(s: Statement, params: readonly SqlValue[] | undefined): SqlRunResult {
+  return { changes: s.run(...bind(params)).changes };
 }
 
 /** SQLite has no boolean type: true and false are stored as 1 and 0. */
-function bind(params: readonly SqlValue[]): unknown[] {
+function bind(params: readonly SqlValue[] = []): unknown[] {
   return params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p));
 }

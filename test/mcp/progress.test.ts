@@ -6,17 +6,21 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Claw } from "../../src/index.js";
 import { answer, type FakeResponses, stall, startFakeResponses } from "../fixtures/fake-responses.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { until } from "../tasks/helpers.js";
 import { envelopeOf, httpMcpClient } from "./clients.js";
 
 let fake: FakeResponses;
 let server: TestServer;
 let client: Client;
+let claw: Claw;
 beforeAll(async () => {
   fake = await startFakeResponses();
-  server = await startServer(memClaw({ baseURL: fake.url }), {
+  claw = memClaw({ baseURL: fake.url });
+  server = await startServer(claw, {
     token: "mcp-progress-token",
     mcp: { progressIntervalMs: 100 },
   });
@@ -56,6 +60,16 @@ describe("MCP progress of long calls", () => {
     fake.script(stall());
     const started = await client.callTool({ name: "run_task", arguments: { prompt: "never ends" } });
     const taskId = envelopeOf(started as never).result.taskId;
+    // The run's changes (starting, run started, waiting for the model) reach the tasks bus a
+    // moment after run_task answers: once the last one is there, the stalled task changes no
+    // more and only heartbeats remain.
+    const waitingForModel = (p: unknown) => {
+      const e = p as { taskId?: string; latestUpdate?: { text?: string } | null };
+      return e.taskId === taskId && (e.latestUpdate?.text ?? "").startsWith("waiting for the model");
+    };
+    await until(async () =>
+      (await claw.bus.read({ bus: "tasks", after: 0, limit: 1000 })).events.some((e) => waitingForModel(e.payload)),
+    );
     const { envelope, reports } = await withProgress("check_task", { taskId, waitMs: 600 });
     expect(envelope.result).toMatchObject({ continuePolling: true, task: { taskId, status: "in_progress" } });
     expect(reports.length).toBeGreaterThan(0);
