@@ -25,9 +25,21 @@ const TARGET_FRAMES = 1000;
 /** Never longer between checkpoints while writes go on: the WAL stays well under the backstop. */
 const MAX_INTERVAL_MS = 1000;
 
-/** Starts checkpointing `db`, looking every `tickMs`; returns its stop function. */
-export function startCheckpointer(db: Database.Database, tickMs = 100): () => void {
+/** Runs `checkpoint` once the connection is free of its owner's transactions (the default: at once). */
+export type CheckpointGate = (checkpoint: () => void) => unknown;
+
+/** A running checkpointer. */
+export interface Checkpointer {
+  stop(): void;
+  /** Routes every later checkpoint through `gate`. */
+  gate(gate: CheckpointGate): void;
+}
+
+/** Starts checkpointing `db`, looking every `tickMs`. */
+export function startCheckpointer(db: Database.Database, tickMs = 100): Checkpointer {
   let stopped = false;
+  let gate: CheckpointGate = (checkpoint) => checkpoint();
+  let waiting = false;
   const changes = db.prepare("SELECT total_changes()").pluck();
   // Rows changed on the connection when the WAL was last started over here (-1: not yet),
   // and at the last tick.
@@ -70,10 +82,27 @@ export function startCheckpointer(db: Database.Database, tickMs = 100): () => vo
   // After the I/O already waiting in this turn of the event loop (immediates run after the poll
   // phase): a request that has arrived, or a response written to a caller in this process, is
   // handled before the loop stalls for the checkpoint's syncs.
-  const timer = setInterval(() => setImmediate(checkpoint), tickMs);
+  // Through the gate: a write group keeps a transaction open for most of each turn under load,
+  // and a checkpoint that only skipped it never ran at all (the WAL grew to the backstop, whose
+  // checkpoint a commit pays for). The gate runs it as the group commits instead; while one
+  // waits there, later ticks add no other.
+  const tick = () => {
+    if (waiting) return;
+    waiting = true;
+    const done = () => {
+      waiting = false;
+    };
+    Promise.resolve(gate(checkpoint)).then(done, done);
+  };
+  const timer = setInterval(() => setImmediate(tick), tickMs);
   timer.unref();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+    gate(next) {
+      gate = next;
+    },
   };
 }

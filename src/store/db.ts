@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { ClawError } from "../errors.js";
-import { startCheckpointer } from "./checkpointer.js";
+import { type Checkpointer, type CheckpointGate, startCheckpointer } from "./checkpointer.js";
 import { acquireDbLock } from "./db-lock.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
@@ -23,6 +23,8 @@ export interface OpenedDb {
   db: Db;
   /** Absolute path, or ":memory:". */
   path: string;
+  /** Runs the WAL checkpoints through `gate` (the owner's way to wait for its own transactions). */
+  gateCheckpoints(gate: CheckpointGate): void;
   close(): void;
 }
 
@@ -31,6 +33,7 @@ export function openDb(path: string, options: { durability?: Durability } = {}):
   const memory = path === ":memory:";
   const abs = memory ? path : resolve(path);
   let release = () => {};
+  let checkpointer: Checkpointer | undefined;
   if (!memory) {
     mkdirSync(dirname(abs), { recursive: true });
     release = acquireDbLock(abs);
@@ -51,10 +54,11 @@ export function openDb(path: string, options: { durability?: Durability } = {}):
     migrate(db, abs);
     if (!memory) {
       db.pragma("wal_autocheckpoint = 10000"); // a backstop under sustained writes; the timer normally gets there first
-      const stopCheckpointer = startCheckpointer(db);
+      const started = startCheckpointer(db);
+      checkpointer = started;
       const release0 = release;
       release = () => {
-        stopCheckpointer();
+        started.stop();
         release0();
       };
     }
@@ -66,6 +70,9 @@ export function openDb(path: string, options: { durability?: Durability } = {}):
   return {
     db,
     path: abs,
+    gateCheckpoints(gate) {
+      checkpointer?.gate(gate);
+    },
     close() {
       if (closed) return;
       closed = true;

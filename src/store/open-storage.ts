@@ -37,6 +37,8 @@ export function openStore(db: string, options: { durability?: Durability } = {})
   if (kind === "postgres") return openPostgres(db);
   const opened = openDb(db, options);
   const sql = new SqliteSql(opened.db);
+  // A checkpoint runs when no write group or transaction of this connection is open.
+  opened.gateCheckpoints((checkpoint) => sql.exclusive(checkpoint));
   return {
     kind,
     sql,

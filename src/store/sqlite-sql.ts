@@ -49,6 +49,11 @@ export class SqliteSql implements Sql {
     return this.outside(text, (s) => changes(s, params));
   }
 
+  /**
+   * Runs `fn` as a savepoint of the open group. As `Sql.tx` says, `fn` waits on nothing but
+   * `q`, and here that includes a statement issued before it in the same turn: that one belongs
+   * to the same group, which commits only after `fn` has ended.
+   */
   async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
     while (this.busy) await this.turn();
     const group = this.openGroup();

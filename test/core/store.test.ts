@@ -82,6 +82,36 @@ describe("WAL checkpointer", () => {
     }
   });
 
+  it("checkpoints under writers that keep a write group open at almost every moment", async () => {
+    const { statSync } = await import("node:fs");
+    const { openStore } = await import("../../src/store/open-storage.js");
+    const path = join(tempDir(), "groups.db");
+    const store = openStore(path);
+    store.db!.pragma("wal_autocheckpoint = 0"); // no backstop: only the checkpointer copies pages
+    const { sql } = store;
+    try {
+      await sql.run("CREATE TABLE g (w INTEGER, i INTEGER, pad TEXT)");
+      const before = statSync(path).size;
+      // Each writer writes again as soon as its write is acknowledged, a different number of
+      // steps later: a group is open whenever the checkpointer's tick comes round.
+      let stop = false;
+      const writer = async (w: number) => {
+        for (let i = 0; !stop; i++) {
+          await sql.run("INSERT INTO g VALUES (?, ?, ?)", [w, i, "x".repeat(200)]);
+          for (let hop = 0; hop < w; hop++) await null;
+        }
+      };
+      const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+      const deadline = Date.now() + 10_000;
+      while (statSync(path).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      stop = true;
+      await Promise.all(writers);
+      expect(statSync(path).size).toBeGreaterThan(before);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("starts the WAL over itself after a checkpoint, so the next commit does not, and stays still when idle (schema version unchanged)", async () => {
     const { readFileSync } = await import("node:fs");
     const { openDb } = await import("../../src/store/db.js");
