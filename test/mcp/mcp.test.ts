@@ -207,6 +207,7 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
 
   it("cancels an MCP task with tasks/cancel (cancel_task)", async () => {
     fake.script(stall());
+    const before = fake.requests.length;
     const r = (await t.client.request(
       {
         method: "tools/call",
@@ -217,6 +218,9 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
       ).CreateTaskResultSchema,
     )) as { task: { taskId: string } };
     const id = r.task.taskId;
+    // Cancelled once its run waits on the model: cancelled before its run reaches the model, it
+    // would leave the stall queued for the next test's run, which then never ends.
+    await fake.waitForRequests(before + 1);
     const cancelled = await t.client.experimental.tasks.cancelTask(id);
     expect(cancelled).toMatchObject({ taskId: id, status: "cancelled" });
     expect((await call("get_task", { taskId: id })).result.status).toBe("cancelled");
