@@ -208,14 +208,19 @@ export class TaskService {
   /** check_task: counts the poll, waits as asked, returns the snapshot and what to do next. */
   async checkTask(args: CheckTaskArgs, signal: AbortSignal): Promise<CheckTaskResult> {
     const taskId = (args.taskId ?? args.jobId)!;
-    const pollNumber = await this.store.countPoll(taskId);
     const waitMs = this.closed ? 0 : clampWait(args.waitMs);
-    const { task, waitedMs } = await waitForTask(this.store, this.notifier, taskId, {
-      waitMs,
-      until: args.until,
-      afterVersion: args.afterVersion,
-      signal,
-    });
+    let pollNumber = 0;
+    const { task, waitedMs } = await waitForTask(
+      this.store,
+      this.notifier,
+      taskId,
+      { waitMs, until: args.until, afterVersion: args.afterVersion, signal },
+      async () => {
+        const counted = await this.store.countPoll(taskId);
+        pollNumber = counted.pollCount;
+        return counted;
+      },
+    );
     return {
       task: await this.view(task, args.include),
       isTerminal: TERMINAL.has(task.status),

@@ -17,12 +17,16 @@ export interface WaitOptions {
   signal: AbortSignal;
 }
 
-/** Waits for `taskId` as asked; returns the last snapshot and how long it waited. */
+/**
+ * Waits for `taskId` as asked; returns the last snapshot and how long it waited. `read` is the
+ * first read of the task (check_task's counts the poll in the same statement).
+ */
 export async function waitForTask(
   store: TaskStore,
   notifier: TaskNotifier,
   taskId: string,
   opts: WaitOptions,
+  read: () => Promise<TaskRecord> = () => store.get(taskId),
 ): Promise<{ task: TaskRecord; waitedMs: number }> {
   const started = performance.now();
   // Listening before the read: a change committed while the read is on its way is not missed.
@@ -36,7 +40,7 @@ export async function waitForTask(
   });
   let task: TaskRecord;
   try {
-    task = await store.get(taskId);
+    task = await read();
   } catch (err) {
     unlisten();
     throw err;
