@@ -41,8 +41,9 @@ function scriptOf(args: unknown): unknown {
 /** Maps one lifecycle event to progress; events that say nothing new change nothing. */
 export function progressOf(e: AgentEvent): Progress {
   switch (e.type) {
-    case "agent_start":
-      return { phase: "waiting_model", update: "run started" };
+    // agent_start says nothing the task does not show already ("run starting", then the first
+    // turn's start a moment later): a change of its own would be one more write and task
+    // event per run for a state no one sees for long.
     case "turn_start":
       return { phase: "waiting_model", update: `waiting for the model (turn ${e.turn})` };
     case "tool_execution_start": {

@@ -60,7 +60,7 @@ describe("MCP progress of long calls", () => {
     fake.script(stall());
     const started = await client.callTool({ name: "run_task", arguments: { prompt: "never ends" } });
     const taskId = envelopeOf(started as never).result.taskId;
-    // The run's changes (starting, run started, waiting for the model) reach the tasks bus a
+    // The run's changes (starting, waiting for the model) reach the tasks bus a
     // moment after run_task answers: once the last one is there, the stalled task changes no
     // more and only heartbeats remain.
     const waitingForModel = (p: unknown) => {

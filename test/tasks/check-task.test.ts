@@ -19,9 +19,8 @@ async function runningTask(): Promise<{ claw: Claw; taskId: string; g: Gate }> {
   const r = await claw.task.run({ prompt: "think hard", sessionKey: "waiter" });
   await g.reached;
   // The run's progress is recorded as it reports it, which on a network store may land just
-  // after the model call went out: wait for its last report before the call (the turn's start;
-  // "run started" comes before it with the same phase), after which nothing writes the task
-  // until the gate opens.
+  // after the model call went out: wait for its last report before the call (the turn's start),
+  // after which nothing writes the task until the gate opens.
   await until(async () => {
     const t = await claw.task.get({ taskId: r.taskId });
     return t.phase === "waiting_model" && t.latestUpdate?.text.startsWith("waiting for the model") === true;
