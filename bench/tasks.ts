@@ -2,7 +2,7 @@
  * Tasks: (1) check_task wake-up: a client waits in check_task over HTTP; the task is cancelled
  * in-process; the time from the status change to the waiting HTTP response, vs a raw node:http
  * long poll woken by the same kind of SQLite update. (2) run_task + check_task against the fake
- * Responses server (its own process), 20 sessions in parallel, vs the same number of direct
+ * Responses server (its own process), 20 sessions in parallel, passes interleaved with the same number of direct
  * `openai` streaming calls to the same fake server: throughput and the overhead beyond the
  * model's own time. Both again with tsclaw on PostgreSQL (a server of the scenario's own; the
  * raw long poll woken after a `pg` UPDATE), next to the SQLite rows.
@@ -143,17 +143,20 @@ async function wakeRaw(db: RawStatuses, n: number, from = 0): Promise<number[]> 
   return out;
 }
 
-async function runTasks(
-  claw: Claw,
-  sessions: number,
-  perSession: number,
-): Promise<{ ms: number; durations: number[] }> {
+/** One measured pass: its wall time and each task's (or call's) own duration. */
+interface Pass {
+  ms: number;
+  durations: number[];
+}
+
+/** `perSession` run_tasks in each of `sessions` new sessions (keys `bench-<pass>-<n>`), in parallel. */
+async function runTasks(claw: Claw, sessions: number, perSession: number, pass: string): Promise<Pass> {
   const durations: number[] = [];
   const t0 = now();
   await pool(sessions, sessions, async (s) => {
     for (let i = 0; i < perSession; i++) {
       const start = now();
-      const t = await claw.task.run({ prompt: `task ${i}`, sessionKey: `bench-${s}` });
+      const t = await claw.task.run({ prompt: `task ${i}`, sessionKey: `bench-${pass}-${s}` });
       let c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
       while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
       if (c.task.status !== "completed")
@@ -164,11 +167,7 @@ async function runTasks(
   return { ms: now() - t0, durations };
 }
 
-async function rawCalls(
-  baseURL: string,
-  sessions: number,
-  perSession: number,
-): Promise<{ ms: number; durations: number[] }> {
+async function rawCalls(baseURL: string, sessions: number, perSession: number): Promise<Pass> {
   const client = new OpenAI({ baseURL, apiKey: "bench" });
   const durations: number[] = [];
   const t0 = now();
@@ -201,16 +200,33 @@ async function servedClaw(store: BenchStore, fakeUrl: string) {
   };
 }
 
-/** Wake-ups and run_tasks on one store, each warmed up first. */
+// Passes per side: a pass of 200 tasks lasts about a second, and a single pass per side left
+// the ratio to whichever side a neighbour's burst hit.
+const RUN_PASSES = size(5, 1);
+
+const faster = (a: Pass | undefined, b: Pass) => (a && a.ms <= b.ms ? a : b);
+
+/**
+ * Wake-ups, then run_task passes interleaved with passes of bare model calls (alternating which
+ * goes first), each warmed up first; the fastest pass of each side.
+ */
 async function measureStore(store: BenchStore, fakeUrl: string, wakes: number, sessions: number, perSession: number) {
   const served = await servedClaw(store, fakeUrl);
   try {
     await wakeTsclaw(served.claw, served.url, WAKE_WARMUP);
     const wake = await wakeTsclaw(served.claw, served.url, wakes);
     // Warm-up: the first hundred runs are several times slower (JIT, prepared statements).
-    await runTasks(served.claw, sessions, size(5, 1));
-    const tasks = await runTasks(served.claw, sessions, perSession);
-    return { wake, tasks };
+    await runTasks(served.claw, sessions, size(5, 1), "warm-up");
+    await rawCalls(fakeUrl, sessions, size(5, 1));
+    let tasks: Pass | undefined;
+    let raw: Pass | undefined;
+    for (let pass = 0; pass < RUN_PASSES; pass++) {
+      const ours = () => runTasks(served.claw, sessions, perSession, String(pass));
+      if (pass % 2 === 0) tasks = faster(tasks, await ours());
+      raw = faster(raw, await rawCalls(fakeUrl, sessions, perSession));
+      if (pass % 2 === 1) tasks = faster(tasks, await ours());
+    }
+    return { wake, tasks: tasks!, raw: raw! };
   } finally {
     await served.close();
   }
@@ -224,14 +240,13 @@ export async function run(): Promise<Row[]> {
   const tmp = tempDir();
   const fakeChild = spawnBenchScript("fake-model.ts");
   const { url: fakeUrl } = (await childMessages(fakeChild).next((m) => typeof m.url === "string")) as { url: string };
-  const pg = await startPgStore();
+  let pg: Awaited<ReturnType<typeof startPgStore>> | undefined;
   try {
     const lite = await measureStore(SQLITE, fakeUrl, wakes, sessions, perSession);
     const liteRaw = sqliteStatuses(join(tmp.dir, "raw-wake.db"));
     const raw = await wakeRaw(liteRaw, WAKE_WARMUP).then(() => wakeRaw(liteRaw, wakes, WAKE_WARMUP));
     await liteRaw.close();
-    await rawCalls(fakeUrl, sessions, size(5, 1));
-    const rr = await rawCalls(fakeUrl, sessions, perSession);
+    const rr = lite.raw;
     const total = sessions * perSession;
     const p = (xs: number[], q: number) => percentile(xs, q);
     const ts = lite.wake;
@@ -260,7 +275,7 @@ export async function run(): Promise<Row[]> {
         tsclaw: (total / tr.ms) * 1000,
         baseline: (total / rr.ms) * 1000,
         target: { op: ">=", value: 0.8 },
-        note: `${total} tasks over ${sessions} sessions; raw = direct openai streaming calls to the same fake server`,
+        note: `${total} tasks over ${sessions} new sessions a pass, best of ${RUN_PASSES} passes per side, interleaved; raw = direct openai streaming calls to the same fake server`,
       }),
       row({
         scenario: "run_task overhead beyond the model, p99",
@@ -276,6 +291,9 @@ export async function run(): Promise<Row[]> {
       ["check_task wake-up p99 on PostgreSQL", "ms"],
       ["run_task + check_task (fake model) on PostgreSQL", "tasks/s"],
     ] as const;
+    // Started once the SQLite rows are measured: a server starting up (or idle, with its
+    // background workers) is no part of what those rows compare.
+    pg = await startPgStore();
     if (!pg.peer) {
       for (const [scenario, unit] of pgRows) rows.push(notInstalled(scenario, unit, null, pg.missing));
       return rows;
@@ -311,15 +329,15 @@ export async function run(): Promise<Row[]> {
         scenario: pgRows[2][0],
         unit: "tasks/s",
         tsclaw: pgRate,
-        baseline: (total / rr.ms) * 1000,
+        baseline: (total / onPg.raw.ms) * 1000,
         target: null,
-        note: `${total} tasks over ${sessions} sessions; raw = the same direct openai calls; task p50 ${p(onPg.tasks.durations, 50).toFixed(1)} ms / p99 ${p(onPg.tasks.durations, 99).toFixed(1)} ms; ${pgVsSqlite(pgRate, (total / tr.ms) * 1000, "tasks/s")}`,
+        note: `${total} tasks over ${sessions} sessions; raw = the same direct openai calls, interleaved with these passes; task p50 ${p(onPg.tasks.durations, 50).toFixed(1)} ms / p99 ${p(onPg.tasks.durations, 99).toFixed(1)} ms; ${pgVsSqlite(pgRate, (total / tr.ms) * 1000, "tasks/s")}`,
       }),
     );
     return rows;
   } finally {
     fakeChild.kill("SIGTERM");
     tmp.remove();
-    await stopAll([pg]);
+    if (pg) await stopAll([pg]);
   }
 }
