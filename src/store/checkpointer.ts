@@ -84,8 +84,9 @@ export function startCheckpointer(db: Database.Database, tickMs = 100): Checkpoi
   // handled before the loop stalls for the checkpoint's syncs.
   // Through the gate: a write group keeps a transaction open for most of each turn under load,
   // and a checkpoint that only skipped it never ran at all (the WAL grew to the backstop, whose
-  // checkpoint a commit pays for). The gate runs it as the group commits instead; while one
-  // waits there, later ticks add no other.
+  // checkpoint a commit pays for). The gate runs it in the gap after the group has committed
+  // and its writers have been answered, before the next work starts; while one waits there,
+  // later ticks add no other.
   const tick = () => {
     if (waiting) return;
     waiting = true;

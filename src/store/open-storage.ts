@@ -37,8 +37,9 @@ export function openStore(db: string, options: { durability?: Durability } = {})
   if (kind === "postgres") return openPostgres(db);
   const opened = openDb(db, options);
   const sql = new SqliteSql(opened.db);
-  // A checkpoint runs when no write group or transaction of this connection is open.
-  opened.gateCheckpoints((checkpoint) => sql.exclusive(checkpoint));
+  // A checkpoint runs when no write group or transaction of this connection is open, and never
+  // between a group's commit and the answers to its writers.
+  opened.gateCheckpoints((checkpoint) => sql.beforeNextWork(checkpoint));
   return {
     kind,
     sql,

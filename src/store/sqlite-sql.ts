@@ -24,6 +24,8 @@ export class SqliteSql implements Sql {
   private readonly waiting: Array<() => void> = [];
   private savepoints = 0;
   private group: WriteGroup | null = null;
+  /** Work waiting for the connection to be free (see `beforeNextWork`). */
+  private deferred: Array<() => void> = [];
   private readonly inner: Sql;
 
   constructor(readonly db: Db) {
@@ -82,7 +84,29 @@ export class SqliteSql implements Sql {
   async exclusive<T>(fn: () => T): Promise<T> {
     // Checked in the same step as `fn` runs: nothing can open a transaction in between.
     while (this.blocked()) await this.unblocked();
+    this.runDeferred();
     return fn();
+  }
+
+  /**
+   * Runs synchronous work that needs the connection free of transactions (a WAL checkpoint):
+   * at once when it is, else just before the next work starts on it (a group's BEGIN, a
+   * transaction, `exclusive` work), or on the turn after the open group commits when nothing
+   * follows it. Never between a group's COMMIT and its members learning of it: a checkpoint
+   * stalls the loop for its syncs, and the writes already committed are acknowledged first.
+   */
+  beforeNextWork(fn: () => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.deferred.push(() => {
+        try {
+          fn();
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      });
+      if (!this.blocked()) this.runDeferred();
+    });
   }
 
   /** True while an asynchronous transaction holds the connection. */
@@ -128,6 +152,7 @@ export class SqliteSql implements Sql {
 
   private openGroup(): WriteGroup {
     if (this.group) return this.group;
+    this.runDeferred();
     const group = new WriteGroup(this.db);
     this.group = group;
     setImmediate(() => this.commitGroup(group));
@@ -142,6 +167,16 @@ export class SqliteSql implements Sql {
     }
     this.group = null;
     group.commit();
+    // Nothing may follow on the connection: the deferred work runs once the members have had
+    // their turn (any of them starting new work there runs it first).
+    if (this.deferred.length > 0)
+      setImmediate(() => {
+        if (!this.blocked()) this.runDeferred();
+      });
+  }
+
+  private runDeferred(): void {
+    for (const run of this.deferred.splice(0)) run();
   }
 
   private abortGroup(group: WriteGroup, err: unknown): void {

@@ -169,6 +169,40 @@ describe("SqliteSql", () => {
     );
     expect(await sql.get("SELECT v FROM t WHERE k = 'n'")).toEqual({ v: 200 });
   });
+
+  it("work for a free connection (a checkpoint) runs at once, or after the open group's writers are answered and before the next work", async () => {
+    const order: string[] = [];
+    await sql.beforeNextWork(() => order.push("free"));
+    expect(order).toEqual(["free"]);
+
+    const a = sql.run("INSERT INTO t (k, v) VALUES ('a', 1)").then(() => order.push("a answered"));
+    const deferred = sql.beforeNextWork(() => order.push("deferred"));
+    expect(order).toEqual(["free"]); // the group is open: it waits
+    await a;
+    expect(order).toEqual(["free", "a answered"]);
+    const b = sql.run("INSERT INTO t (k, v) VALUES ('b', 2)"); // the next group: the deferred work goes first
+    expect(order).toEqual(["free", "a answered", "deferred"]);
+    await Promise.all([b, deferred]);
+
+    // Nothing after the group: it runs on the turn after the commit, once the writer was answered.
+    const c = sql.run("INSERT INTO t (k, v) VALUES ('c', 3)").then(() => order.push("c answered"));
+    const last = sql.beforeNextWork(() => order.push("after c"));
+    await last;
+    await c;
+    expect(order.slice(3)).toEqual(["c answered", "after c"]);
+
+    // A transaction body holding the connection: after its commit, before the next transaction.
+    const tx = sql.tx(async (q) => {
+      await q.run("INSERT INTO t (k, v) VALUES ('d', 4)");
+      void sql.beforeNextWork(() => order.push("after tx"));
+      await new Promise((r) => setTimeout(r, 5));
+      order.push("tx body done");
+    });
+    await tx;
+    await new Promise((r) => setImmediate(r));
+    expect(order.slice(5)).toEqual(["tx body done", "after tx"]);
+    expect(await sql.all("SELECT k FROM t ORDER BY k")).toHaveLength(4);
+  });
 });
 
 describe("numberedPlaceholders", () => {
