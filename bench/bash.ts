@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { BWRAP_ARGS, probeBwrap } from "../src/bash/sandbox.js";
 import { type Claw, createClaw } from "../src/index.js";
-import { now, size, tempDir } from "./measure.js";
+import { now, sidesInTurn, size, tempDir } from "./measure.js";
 import { openRawDb, rawInserter } from "./raw-db.js";
 import { type Row, row, unavailable } from "./table.js";
 
@@ -128,9 +128,13 @@ async function timeSeq(dir: string, sandboxes: readonly Sandbox[], lines: number
   for (let n = 0; n < PASSES; n++)
     for (let k = 0; k < sandboxes.length; k++) {
       const b = best[k]!;
-      if (n % 2 === 0) b.ts = Math.min(b.ts, await tsSeq(dir, sandboxes[k]!, lines, n));
-      b.raw = Math.min(b.raw, await rawSeq(dir, sandboxes[k]!, lines, n));
-      if (n % 2 === 1) b.ts = Math.min(b.ts, await tsSeq(dir, sandboxes[k]!, lines, n));
+      const [ts, raw] = await sidesInTurn(
+        n,
+        () => tsSeq(dir, sandboxes[k]!, lines, n),
+        () => rawSeq(dir, sandboxes[k]!, lines, n),
+      );
+      b.ts = Math.min(b.ts, ts);
+      b.raw = Math.min(b.raw, raw);
     }
   return best.map((b) => ({ ts: (lines / b.ts) * 1000, raw: (lines / b.raw) * 1000 }));
 }

@@ -126,3 +126,16 @@ export function childMessages(child: ChildProcess): ChildMessages {
 export function waitForMessage(child: ChildProcess, pred: (msg: any) => boolean, timeoutMs = 300_000): Promise<any> {
   return childMessages(child).next(pred, timeoutMs);
 }
+
+/**
+ * One pass of two sides of a comparison, `a` first on even passes and `b` first on odd ones, so
+ * neither always runs on the other's leftovers (or always gets the machine's quiet moments first).
+ */
+export async function sidesInTurn<A, B>(pass: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+  if (pass % 2 === 0) {
+    const first = await a();
+    return [first, await b()];
+  }
+  const first = await b();
+  return [await a(), first];
+}

@@ -17,7 +17,7 @@ import OpenAI from "openai";
 import { listenHttp } from "../adapters/http.js";
 import { createAccessPolicy } from "../adapters/security.js";
 import type { Claw } from "../src/index.js";
-import { childMessages, now, percentile, pool, size, spawnBenchScript, tempDir } from "./measure.js";
+import { childMessages, now, percentile, pool, sidesInTurn, size, spawnBenchScript, tempDir } from "./measure.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { rawPgClient } from "./raw-pg.js";
 import { type BenchStore, modelClaw, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
@@ -221,10 +221,13 @@ async function measureStore(store: BenchStore, fakeUrl: string, wakes: number, s
     let tasks: Pass | undefined;
     let raw: Pass | undefined;
     for (let pass = 0; pass < RUN_PASSES; pass++) {
-      const ours = () => runTasks(served.claw, sessions, perSession, String(pass));
-      if (pass % 2 === 0) tasks = faster(tasks, await ours());
-      raw = faster(raw, await rawCalls(fakeUrl, sessions, perSession));
-      if (pass % 2 === 1) tasks = faster(tasks, await ours());
+      const [ours, theirs] = await sidesInTurn(
+        pass,
+        () => runTasks(served.claw, sessions, perSession, String(pass)),
+        () => rawCalls(fakeUrl, sessions, perSession),
+      );
+      tasks = faster(tasks, ours);
+      raw = faster(raw, theirs);
     }
     return { wake, tasks: tasks!, raw: raw! };
   } finally {

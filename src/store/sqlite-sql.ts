@@ -175,7 +175,9 @@ export class SqliteSql implements Sql {
       });
   }
 
+  /** Called before every group and every `exclusive` call (the bus's commits): free when empty. */
   private runDeferred(): void {
+    if (this.deferred.length === 0) return;
     for (const run of this.deferred.splice(0)) run();
   }
 

@@ -88,10 +88,7 @@ export class TaskStore {
       pending.length = 0; // a retried transaction starts over
       return fn(new TaskStore(q, this.onChange, pending, this.known));
     });
-    for (const t of pending) {
-      this.known.remember(t);
-      this.announce(t);
-    }
+    for (const t of pending) this.announce(this.seen(t));
     return result;
   }
 
@@ -99,9 +96,7 @@ export class TaskStore {
   async find(id: string): Promise<TaskRecord | undefined> {
     const raw = await this.sql.get<RawTask>(TASK, [id]);
     if (!raw) return undefined;
-    const t = fromRaw(raw);
-    if (!this.pending) this.known.remember(t);
-    return t;
+    return this.seen(fromRaw(raw));
   }
 
   /** The task; `not_found` when there is none. */
@@ -148,7 +143,7 @@ export class TaskStore {
     opts: { expectedVersion?: number; timeline?: string } = {},
   ): Promise<TaskRecord | undefined> {
     if (opts.expectedVersion === undefined) return this.change(id, () => ({ patch, timeline: opts.timeline }));
-    const known = this.pending ? undefined : this.known.get(id);
+    const known = this.knownRecord(id);
     const current = known?.version === opts.expectedVersion ? known : await this.get(id);
     if (current.version !== opts.expectedVersion) return undefined;
     const written = await this.write(current, patch, opts.timeline);
@@ -162,9 +157,8 @@ export class TaskStore {
    * see. Returns the task as written, or undefined when there is no such task or no change.
    */
   async change(id: string, decide: (t: TaskRecord) => TaskChange | undefined): Promise<TaskRecord | undefined> {
-    // First from the record last seen here, without a read (inside a transaction the row is
-    // read: a record remembered outside it may be older than what the transaction sees).
-    const known = this.pending ? undefined : this.known.get(id);
+    // First from the record last seen here, without a read.
+    const known = this.knownRecord(id);
     if (known) {
       const change = decide(known);
       const written = change && (await this.write(known, change.patch, change.timeline));
@@ -218,11 +212,22 @@ export class TaskStore {
   /** Reports an accepted change with the task as written (a later change must not show through). */
   private accepted(task: TaskRecord): TaskRecord {
     if (this.pending) this.pending.push(task);
-    else {
-      this.known.remember(task);
-      this.announce(task);
-    }
+    else this.announce(this.seen(task));
     return task;
+  }
+
+  /** Remembers a committed record (inside a transaction nothing is committed yet). */
+  private seen(task: TaskRecord): TaskRecord {
+    if (!this.pending) this.known.remember(task);
+    return task;
+  }
+
+  /**
+   * The record last seen of `id`; none inside a transaction, which reads the row (a record
+   * remembered outside it may be older than what the transaction sees).
+   */
+  private knownRecord(id: string): TaskRecord | undefined {
+    return this.pending ? undefined : this.known.get(id);
   }
 
   private announce(task: TaskRecord): void {
@@ -235,9 +240,7 @@ export class TaskStore {
       id,
     ]);
     if (!raw) throw notFound(id);
-    const t = fromRaw(raw);
-    if (!this.pending) this.known.remember(t);
-    return t;
+    return this.seen(fromRaw(raw));
   }
 
   /** Run tasks with `status`, oldest first. */
