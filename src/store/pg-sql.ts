@@ -2,11 +2,14 @@
  * The PostgreSQL implementation of Sql over a `pg` pool. `pg` is loaded only here, and this
  * module only for a postgres:// URL. Integers come back as JS numbers (int8 and numeric
  * included: seqs, counts and epoch milliseconds all stay below 2^53), so rows look the same as
- * SQLite's. A transaction that loses a serialization or deadlock race is retried.
+ * SQLite's. Statements are prepared on the server by name (pg/prepared-names.ts). A
+ * transaction that loses a serialization or deadlock race, or whose statement failed only for
+ * its name, is retried.
  */
 import type { Pool } from "pg";
 import { ClawError } from "../errors.js";
 import { type CheckedOut, checkout } from "./pg/pool-checkout.js";
+import { PreparedNames, type Queryable } from "./pg/prepared-names.js";
 import { numberedPlaceholders, type Sql, type SqlRunResult, type SqlValue } from "./sql.js";
 
 /** SQLSTATEs after which a whole transaction may simply be run again. */
@@ -15,18 +18,16 @@ const MAX_ATTEMPTS = 5;
 /** `?` texts already turned into `$n` ones, shared by every executor. */
 const TEXTS = new Map<string, string>();
 
-interface Queryable {
-  query(text: string, params?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
-}
-
 /** Sql over a pool (statements) or one of its clients (a transaction). */
 export class PgSql implements Sql {
   readonly dialect = "postgres" as const;
   private savepoints = 0;
 
   constructor(
-    private readonly target: Queryable,
+    private readonly target: Queryable & { query(text: string): Promise<unknown> },
     private readonly pool: Pool | null,
+    /** Shared by every executor of one database (open-pg.ts makes it). */
+    private readonly names: PreparedNames = new PreparedNames((m) => process.stderr.write(`${m}\n`)),
   ) {}
 
   async all<T>(text: string, params: readonly SqlValue[] = []): Promise<T[]> {
@@ -43,7 +44,16 @@ export class PgSql implements Sql {
 
   private async query(text: string, params: readonly SqlValue[]) {
     try {
-      return await this.target.query(this.text(text), params as unknown[]);
+      // Outside a transaction a statement that failed for its name runs again unnamed; inside
+      // one the failure ended the transaction, which `tx` runs again.
+      if (this.pool) return await this.names.query(this.target, this.text(text), params);
+      const config = this.names.config(this.text(text), params);
+      try {
+        return await this.target.query(config);
+      } catch (err) {
+        this.names.failedForName(err, config);
+        throw err;
+      }
     } catch (err) {
       throw unavailable(err) ?? err;
     }
@@ -62,14 +72,15 @@ export class PgSql implements Sql {
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
-        const result = await fn(new PgSql(client, null));
+        const result = await fn(new PgSql(client, null, this.names));
         await client.query("COMMIT");
         return result;
       } catch (err) {
         await client.query("ROLLBACK").catch((e: Error) => {
           broken = e;
         });
-        if (attempt < MAX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? "")) continue;
+        const again = RETRYABLE.has((err as { code?: string }).code ?? "") || this.names.isNameFailure(err);
+        if (attempt < MAX_ATTEMPTS && again) continue;
         throw unavailable(err) ?? err;
       } finally {
         out.release(broken);

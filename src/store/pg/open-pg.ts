@@ -8,6 +8,7 @@ import { numericTypes, PgSql } from "../pg-sql.js";
 import { displayDb } from "../store-url.js";
 import { migratePg } from "./pg-migrate.js";
 import { checkout } from "./pool-checkout.js";
+import { PreparedNames } from "./prepared-names.js";
 
 /** Options of {@link openPg}. */
 export interface OpenPgOptions {
@@ -21,6 +22,8 @@ export interface OpenPgOptions {
 export interface OpenedPg {
   /** The executor every service queries. */
   sql: PgSql;
+  /** The server-side names of its statements (the event store's too). */
+  names: PreparedNames;
   pool: Pool;
   /** The URL with its password hidden, for messages. */
   where: string;
@@ -39,11 +42,15 @@ export async function openPg(url: string, options: OpenPgOptions = {}): Promise<
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const config = { connectionString: url, types: numericTypes(pg.types) };
   const pool = new pg.Pool({ ...config, max: options.maxConnections ?? 10 });
-  // An idle connection that dies (server restart, network) must not crash the process.
-  pool.on("error", (err) => log(`tsclaw: PostgreSQL connection lost (${where}): ${err.message}`));
   let closed: Promise<void> | undefined;
+  // An idle connection that dies (server restart, network) must not crash the process; once
+  // the pool is closing, its connections ending is what was asked for.
+  pool.on("error", (err) => {
+    if (!closed) log(`tsclaw: PostgreSQL connection lost (${where}): ${err.message}`);
+  });
+  const ended = countConnections(pool);
   const close = () => {
-    closed ??= pool.end();
+    closed ??= pool.end().then(ended);
     return closed;
   };
   try {
@@ -54,8 +61,10 @@ export async function openPg(url: string, options: OpenPgOptions = {}): Promise<
     } finally {
       out.release();
     }
+    const names = new PreparedNames(log);
     return {
-      sql: new PgSql(pool, pool),
+      sql: new PgSql(pool, pool, names),
+      names,
       pool,
       where,
       schemaVersion,
@@ -70,4 +79,32 @@ export async function openPg(url: string, options: OpenPgOptions = {}): Promise<
     await close().catch(() => {});
     throw err;
   }
+}
+
+/** Most time `close` waits for the pool's connections to have closed after `pool.end()`. */
+const CLOSE_WAIT_MS = 2000;
+
+/**
+ * Counts the pool's open connections; the function returned resolves once none is left (or
+ * after CLOSE_WAIT_MS). `pool.end()` resolves as soon as it has asked each connection to end,
+ * before their sockets close: a database dropped right after a claw closed would still find
+ * their backends.
+ */
+function countConnections(pool: Pool): () => Promise<void> {
+  let open = 0;
+  let none: (() => void) | undefined;
+  pool.on("connect", () => open++);
+  pool.on("remove", () => {
+    if (--open === 0) none?.();
+  });
+  return () =>
+    new Promise<void>((resolve) => {
+      if (open === 0) return resolve();
+      const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      timer.unref();
+      none = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
 }

@@ -70,13 +70,16 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
   opened.catch(() => {}); // each call reports it
   const pools = opened.then((d) => d.pool);
   pools.catch(() => {});
+  // The statements every append, page and head read sends, prepared on the server by name.
+  const named = opened.then((d) => (text: string, values: unknown[]) => d.names.query(d.pool, text, values));
+  named.catch(() => {});
   // Notifications name their sender, so a node skips its own (it fans those out from memory).
   const node = randomUUID().slice(0, 8);
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
 
   return {
     async lastSeq(bus) {
-      const row = (await (await pools).query(HEAD, [bus])).rows[0] as { last_seq: number } | undefined;
+      const row = (await (await named)(HEAD, [bus])).rows[0] as { last_seq: number } | undefined;
       return row?.last_seq ?? 0;
     },
 
@@ -91,9 +94,9 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
         index[i] = n;
       }
       const buses = [...perBus.keys()].sort(); // bus names are ASCII: code-unit order is "C" order
-      const pool = await pools;
+      const query = await named;
       const { rows } = await retried(() =>
-        pool.query(APPEND, [
+        query(APPEND, [
           buses,
           buses.map((b) => perBus.get(b)!),
           batch.map((e) => e.bus),
@@ -113,7 +116,7 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
     },
 
     async read(bus, after, limit, maxBytes, overheadBytes) {
-      const { rows } = await (await pools).query(PAGE, [bus, Math.max(0, after), overheadBytes, limit, maxBytes]);
+      const { rows } = await (await named)(PAGE, [bus, Math.max(0, after), overheadBytes, limit, maxBytes]);
       return (rows as { seq: number; ts: number; payload: string }[]).map((r) => ({
         bus,
         seq: r.seq,

@@ -1,0 +1,91 @@
+/**
+ * Server-side prepared statements for the texts tsclaw sends over and over: a named statement
+ * is parsed and planned once per connection, where an unnamed one is parsed and planned at
+ * every call (a run task is ~50 statements, most of them the same dozen texts).
+ *
+ * A name is a hash of its text, so in every process a name means one statement. Behind a
+ * pooler that hands a client's statements to several server connections (PgBouncer in
+ * transaction mode without `max_prepared_statements`), a Bind that lands where another process
+ * prepared the same name runs the same text, never another one; where nobody did, the server
+ * answers "does not exist" (or "already exists" for a Parse), nothing ran, and naming stops for
+ * this database (said once in the log) and the statement is sent again unnamed. A schema
+ * change made by another node under a prepared `SELECT *` ("cached plan must not change result
+ * type") stops naming that one text.
+ */
+import { createHash } from "node:crypto";
+import type { QueryConfig } from "pg";
+
+/** At most this many texts get names (server memory per connection); the rest go unnamed. */
+const MAX_NAMED = 1000;
+
+/** Something that runs queries: the pool, or one connection of it. */
+export interface Queryable {
+  query(config: QueryConfig): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+/** The names of one database's statements, and whether naming still works there. */
+export class PreparedNames {
+  /** A text's name, or null for a text that must go unnamed. */
+  private readonly names = new Map<string, string | null>();
+  /** Errors that failed only for a statement's name: whatever sent it may send it again. */
+  private readonly nameFailures = new WeakSet<object>();
+  private naming = true;
+
+  constructor(private readonly log: (message: string) => void) {}
+
+  /** The query to send for `text`: named while naming works, else unnamed. */
+  config(text: string, values: readonly unknown[]): QueryConfig {
+    const name = this.nameOf(text);
+    return name ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] };
+  }
+
+  /**
+   * Runs `text` on `target` outside a transaction; a statement that failed only for its name
+   * (nothing ran) runs once more, unnamed.
+   */
+  async query(target: Queryable, text: string, values: readonly unknown[]) {
+    const config = this.config(text, values);
+    try {
+      return await target.query(config);
+    } catch (err) {
+      if (!this.failedForName(err, config)) throw err;
+      return target.query({ text, values: values as unknown[] });
+    }
+  }
+
+  /**
+   * Looks at the error of `config`: true (and remembered, see `isNameFailure`) when it failed
+   * only for its name, in which case naming stops for the database or for this text.
+   */
+  failedForName(err: unknown, config: QueryConfig): boolean {
+    if (!config.name || typeof err !== "object" || err === null) return false;
+    const code = (err as { code?: unknown }).code;
+    if (code === "26000" || code === "42P05") {
+      if (this.naming)
+        this.log(
+          `tsclaw: PostgreSQL lost a prepared statement (${code}: ${(err as Error).message}); a pooler is likely handing statements to other server connections: statements are sent unnamed from now on`,
+        );
+      this.naming = false;
+    } else if (code === "0A000" && /cached plan must not change result type/.test((err as Error).message ?? "")) {
+      this.names.set(config.text, null);
+    } else return false;
+    this.nameFailures.add(err);
+    return true;
+  }
+
+  /** True for an error `failedForName` accepted: a transaction it ended may run again. */
+  isNameFailure(err: unknown): boolean {
+    return typeof err === "object" && err !== null && this.nameFailures.has(err);
+  }
+
+  private nameOf(text: string): string | undefined {
+    if (!this.naming) return undefined;
+    let name = this.names.get(text);
+    if (name === undefined) {
+      if (this.names.size >= MAX_NAMED) return undefined;
+      name = `tsclaw_${createHash("sha1").update(text).digest("hex")}`;
+      this.names.set(text, name);
+    }
+    return name ?? undefined;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Named (server-side prepared) statements against a real PostgreSQL: PgSql's statements are
+ * prepared once per connection under a name made from their text; a server that lost them (as
+ * behind a pooler that switches server connections) and a schema change under a prepared
+ * `SELECT *` cost nothing but one unnamed retry, outside a transaction and inside one.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { PreparedNames } from "../../src/store/pg/prepared-names.js";
+import { numericTypes, PgSql } from "../../src/store/pg-sql.js";
+import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+
+let server: PgServer;
+let pool: pg.Pool;
+let logged: string[];
+let names: PreparedNames;
+let sql: PgSql;
+
+/** The names prepared on the pool's one connection. */
+async function prepared(): Promise<string[]> {
+  const { rows } = await pool.query("SELECT name FROM pg_prepared_statements ORDER BY name");
+  return (rows as { name: string }[]).map((r) => r.name);
+}
+
+beforeAll(async () => {
+  server = await startPgServer();
+  // One connection: what one statement prepared, the next one sees.
+  pool = new pg.Pool({ connectionString: await createTestDatabase(server.url), max: 1, types: numericTypes(pg.types) });
+  pool.on("error", () => {});
+  await pool.query("CREATE TABLE t (k TEXT PRIMARY KEY, v BIGINT NOT NULL)");
+}, 60_000);
+
+beforeEach(async () => {
+  logged = [];
+  names = new PreparedNames((m) => logged.push(m));
+  sql = new PgSql(pool, pool, names);
+  await pool.query("DELETE FROM t");
+  await pool.query("DEALLOCATE ALL");
+});
+
+afterAll(async () => {
+  await pool?.end().catch(() => {});
+  await server?.stop();
+});
+
+describe("prepared statement names", () => {
+  it("prepares each text once, under a name made from the text alone", async () => {
+    await sql.run("INSERT INTO t (k, v) VALUES (?, ?)", ["a", 1]);
+    await sql.run("INSERT INTO t (k, v) VALUES (?, ?)", ["b", 2]);
+    expect(await sql.get("SELECT v FROM t WHERE k = ?", ["b"])).toEqual({ v: 2 });
+    const got = await prepared();
+    expect(got).toHaveLength(2);
+    for (const name of got) expect(name).toMatch(/^tsclaw_[0-9a-f]{40}$/);
+    // Another process names the same text the same way, and another text otherwise.
+    const other = new PreparedNames(() => {});
+    expect(other.config("INSERT INTO t (k, v) VALUES ($1, $2)", []).name).toBe(
+      names.config("INSERT INTO t (k, v) VALUES ($1, $2)", []).name,
+    );
+    expect(other.config("SELECT 1", []).name).not.toBe(other.config("SELECT 2", []).name);
+  });
+
+  it("a server that lost its statements: the statement runs again unnamed, and naming stops", async () => {
+    await sql.run("INSERT INTO t (k, v) VALUES (?, ?)", ["a", 1]);
+    // The server forgets; the client still takes the statement for prepared and sends a Bind.
+    await pool.query("DEALLOCATE ALL");
+    expect(await sql.run("INSERT INTO t (k, v) VALUES (?, ?)", ["b", 2])).toEqual({ changes: 1 });
+    expect(await sql.all("SELECT k FROM t ORDER BY k")).toEqual([{ k: "a" }, { k: "b" }]);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/26000.*unnamed from now on/);
+    expect(await prepared()).toEqual([]);
+  });
+
+  it("inside a transaction: the transaction runs again, once, and commits everything once", async () => {
+    await sql.get("SELECT v FROM t WHERE k = ?", ["x"]);
+    await pool.query("DEALLOCATE ALL");
+    let runs = 0;
+    await sql.tx(async (q) => {
+      runs++;
+      await q.run("INSERT INTO t (k, v) VALUES (?, ?)", ["in-tx", 1]);
+      return q.get("SELECT v FROM t WHERE k = ?", ["in-tx"]);
+    });
+    expect(runs).toBe(2);
+    expect(await sql.all("SELECT k, v FROM t")).toEqual([{ k: "in-tx", v: 1 }]);
+    expect(logged).toHaveLength(1);
+  });
+
+  it("a column added under a prepared SELECT *: answered with the new shape, that text unnamed from then on", async () => {
+    await pool.query("CREATE TABLE wide (k TEXT PRIMARY KEY)");
+    try {
+      await sql.run("INSERT INTO wide (k) VALUES (?)", ["a"]);
+      expect(await sql.get("SELECT * FROM wide WHERE k = ?", ["a"])).toEqual({ k: "a" });
+      await pool.query("ALTER TABLE wide ADD COLUMN extra INT NOT NULL DEFAULT 7");
+      expect(await sql.get("SELECT * FROM wide WHERE k = ?", ["a"])).toEqual({ k: "a", extra: 7 });
+      expect(await sql.get("SELECT * FROM wide WHERE k = ?", ["a"])).toEqual({ k: "a", extra: 7 });
+      expect(names.config("SELECT * FROM wide WHERE k = $1", []).name).toBeUndefined();
+      // Other texts keep their names, and nothing was logged.
+      expect(names.config("INSERT INTO wide (k) VALUES ($1)", []).name).toMatch(/^tsclaw_/);
+      expect(logged).toEqual([]);
+    } finally {
+      await pool.query("DROP TABLE wide");
+    }
+  });
+
+  it("errors that have nothing to do with names are not retried", async () => {
+    await sql.run("INSERT INTO t (k, v) VALUES (?, ?)", ["a", 1]);
+    await expect(sql.run("INSERT INTO t (k, v) VALUES (?, ?)", ["a", 2])).rejects.toMatchObject({ code: "23505" });
+    let runs = 0;
+    await expect(
+      sql.tx(async (q) => {
+        runs++;
+        await q.run("INSERT INTO t (k, v) VALUES (?, ?)", ["a", 3]);
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect(runs).toBe(1);
+    expect(await sql.all("SELECT k, v FROM t")).toEqual([{ k: "a", v: 1 }]);
+  });
+});
