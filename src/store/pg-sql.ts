@@ -22,6 +22,12 @@ const TEXTS = new Map<string, string>();
 export class PgSql implements Sql {
   readonly dialect = "postgres" as const;
   private savepoints = 0;
+  /**
+   * In a transaction: a statement failed only for its name, and no savepoint has run again
+   * since. The transaction is aborted then (even if its code caught the error and went on, when
+   * COMMIT would quietly roll it back), and runs again.
+   */
+  private nameFailed = false;
 
   constructor(
     private readonly target: Queryable & { query(text: string): Promise<unknown> },
@@ -51,7 +57,8 @@ export class PgSql implements Sql {
       try {
         return await this.target.query(config);
       } catch (err) {
-        this.names.failedForName(err, config);
+        // Remembered here, not on the error: the transaction's code may catch it and go on.
+        if (this.names.failedForName(err, config)) this.nameFailed = true;
         throw err;
       }
     } catch (err) {
@@ -70,16 +77,18 @@ export class PgSql implements Sql {
       }
       const { client } = out;
       let broken: Error | undefined;
+      const inner = new PgSql(client, null, this.names);
       try {
         await client.query("BEGIN");
-        const result = await fn(new PgSql(client, null, this.names));
+        const result = await fn(inner);
+        if (inner.nameFailed) throw new Error("a statement failed for its name");
         await client.query("COMMIT");
         return result;
       } catch (err) {
         await client.query("ROLLBACK").catch((e: Error) => {
           broken = e;
         });
-        const again = RETRYABLE.has((err as { code?: string }).code ?? "") || this.names.isNameFailure(err);
+        const again = RETRYABLE.has((err as { code?: string }).code ?? "") || inner.nameFailed;
         if (attempt < MAX_ATTEMPTS && again) continue;
         throw unavailable(err) ?? err;
       } finally {
@@ -90,14 +99,24 @@ export class PgSql implements Sql {
 
   private async savepoint<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
     const name = `sp${++this.savepoints}`;
-    await this.target.query(`SAVEPOINT ${name}`);
     try {
-      const result = await fn(this);
-      await this.target.query(`RELEASE SAVEPOINT ${name}`);
-      return result;
-    } catch (err) {
-      await this.target.query(`ROLLBACK TO SAVEPOINT ${name}`);
-      throw err;
+      for (;;) {
+        const failedBefore = this.nameFailed;
+        await this.target.query(`SAVEPOINT ${name}`);
+        try {
+          const result = await fn(this);
+          await this.target.query(`RELEASE SAVEPOINT ${name}`);
+          return result;
+        } catch (err) {
+          await this.target.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          // A statement of this savepoint failed for its name: it runs again, unnamed.
+          if (this.nameFailed && !failedBefore) {
+            this.nameFailed = false;
+            continue;
+          }
+          throw err;
+        }
+      }
     } finally {
       this.savepoints--;
     }

@@ -5,12 +5,13 @@
  * `SELECT *` cost nothing but one unnamed retry, outside a transaction and inside one.
  */
 import pg from "pg";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PreparedNames } from "../../src/store/pg/prepared-names.js";
 import { numericTypes, PgSql } from "../../src/store/pg-sql.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 
 let server: PgServer;
+let url: string;
 let pool: pg.Pool;
 let logged: string[];
 let names: PreparedNames;
@@ -24,22 +25,29 @@ async function prepared(): Promise<string[]> {
 
 beforeAll(async () => {
   server = await startPgServer();
-  // One connection: what one statement prepared, the next one sees.
-  pool = new pg.Pool({ connectionString: await createTestDatabase(server.url), max: 1, types: numericTypes(pg.types) });
-  pool.on("error", () => {});
-  await pool.query("CREATE TABLE t (k TEXT PRIMARY KEY, v BIGINT NOT NULL)");
+  url = await createTestDatabase(server.url);
+  const setup = new pg.Client({ connectionString: url });
+  await setup.connect();
+  await setup.query("CREATE TABLE t (k TEXT PRIMARY KEY, v BIGINT NOT NULL)");
+  await setup.end();
 }, 60_000);
 
+// A new pool per test (the client remembers what it prepared), of one connection: what one
+// statement prepared, the next one sees.
 beforeEach(async () => {
+  pool = new pg.Pool({ connectionString: url, max: 1, types: numericTypes(pg.types) });
+  pool.on("error", () => {});
   logged = [];
   names = new PreparedNames((m) => logged.push(m));
   sql = new PgSql(pool, pool, names);
   await pool.query("DELETE FROM t");
-  await pool.query("DEALLOCATE ALL");
+});
+
+afterEach(async () => {
+  await pool.end();
 });
 
 afterAll(async () => {
-  await pool?.end().catch(() => {});
   await server?.stop();
 });
 
@@ -82,6 +90,41 @@ describe("prepared statement names", () => {
     expect(runs).toBe(2);
     expect(await sql.all("SELECT k, v FROM t")).toEqual([{ k: "in-tx", v: 1 }]);
     expect(logged).toHaveLength(1);
+  });
+
+  it("inside a savepoint: the savepoint runs again, and the transaction around it once", async () => {
+    await sql.get("SELECT v FROM t WHERE k = ?", ["x"]);
+    await pool.query("DEALLOCATE ALL");
+    let outer = 0;
+    let inner = 0;
+    await sql.tx(async (q) => {
+      outer++;
+      await q.run("INSERT INTO t (k, v) VALUES ('outer', 1)");
+      await q.tx(async (s) => {
+        inner++;
+        await s.get("SELECT v FROM t WHERE k = ?", ["outer"]);
+        await s.run("INSERT INTO t (k, v) VALUES ('inner', 2)");
+      });
+    });
+    // The outer INSERT was never prepared, so it is parsed anew; the savepoint's SELECT, which
+    // the server forgot, is the first statement to fail.
+    expect([outer, inner]).toEqual([1, 2]);
+    expect(await sql.all("SELECT k FROM t ORDER BY k")).toEqual([{ k: "inner" }, { k: "outer" }]);
+  });
+
+  it("a name failure the transaction's own code caught: the transaction still runs again (COMMIT would roll it back)", async () => {
+    await sql.get("SELECT v FROM t WHERE k = ?", ["x"]);
+    await pool.query("DEALLOCATE ALL");
+    let runs = 0;
+    const result = await sql.tx(async (q) => {
+      runs++;
+      const found = await q.get("SELECT v FROM t WHERE k = ?", ["x"]).catch(() => "caught");
+      await q.run("INSERT INTO t (k, v) VALUES ('kept', 1)").catch(() => {});
+      return found;
+    });
+    expect(runs).toBe(2);
+    expect(result).toBeUndefined();
+    expect(await sql.all("SELECT k FROM t")).toEqual([{ k: "kept" }]);
   });
 
   it("a column added under a prepared SELECT *: answered with the new shape, that text unnamed from then on", async () => {

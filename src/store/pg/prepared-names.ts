@@ -27,8 +27,6 @@ export interface Queryable {
 export class PreparedNames {
   /** A text's name, or null for a text that must go unnamed. */
   private readonly names = new Map<string, string | null>();
-  /** Errors that failed only for a statement's name: whatever sent it may send it again. */
-  private readonly nameFailures = new WeakSet<object>();
   private naming = true;
 
   constructor(private readonly log: (message: string) => void) {}
@@ -54,8 +52,8 @@ export class PreparedNames {
   }
 
   /**
-   * Looks at the error of `config`: true (and remembered, see `isNameFailure`) when it failed
-   * only for its name, in which case naming stops for the database or for this text.
+   * Looks at the error of `config`: true when it failed only for its name (nothing ran), in
+   * which case naming stops for the database or for this text.
    */
   failedForName(err: unknown, config: QueryConfig): boolean {
     if (!config.name || typeof err !== "object" || err === null) return false;
@@ -69,13 +67,7 @@ export class PreparedNames {
     } else if (code === "0A000" && /cached plan must not change result type/.test((err as Error).message ?? "")) {
       this.names.set(config.text, null);
     } else return false;
-    this.nameFailures.add(err);
     return true;
-  }
-
-  /** True for an error `failedForName` accepted: a transaction it ended may run again. */
-  isNameFailure(err: unknown): boolean {
-    return typeof err === "object" && err !== null && this.nameFailures.has(err);
   }
 
   private nameOf(text: string): string | undefined {
