@@ -106,8 +106,9 @@ export class TaskService {
   /** A task changed (here or on another node). */
   private onTaskEvent(e: TaskEvent): void {
     if (this.closed || e?.type !== "task") return;
-    // A change made on another node: the waits here learn of it from a fresh read.
-    if (this.notifier.waiting(e.taskId))
+    // A change made on another node: the waits here learn of it from a fresh read. This node's
+    // own changes come back on the bus too, and were announced as they were written.
+    if (this.notifier.waiting(e.taskId) && !this.notifier.announced(e.taskId, e.version))
       void this.store.find(e.taskId).then(
         (t) => t && this.notifier.changed(t),
         () => {},
