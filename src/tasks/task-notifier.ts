@@ -5,19 +5,17 @@
  * when the service shuts down.
  */
 import { KeyedListeners } from "../keyed-listeners.js";
+import { KnownTasks } from "./known-tasks.js";
 import type { TaskRecord } from "./task-store.js";
 
 /** Called after a change of the task, with the task as written (or at shutdown with closing = true). */
 export type ChangeListener = (closing: boolean, task?: TaskRecord) => void;
 
-/** Tasks whose newest announced version is kept (enough for every task running at once). */
-const VERSIONS_LIMIT = 1000;
-
 /** Listeners per task id. */
 export class TaskNotifier {
   private readonly listeners = new KeyedListeners<ChangeListener>();
-  /** The newest version announced of recently changed tasks, oldest first (a Map keeps insertion order). */
-  private readonly versions = new Map<string, number>();
+  /** The newest record announced of recently changed tasks. */
+  private readonly announcedRecords = new KnownTasks();
 
   /** Registers `fn` for `taskId`; returns its removal. */
   listen(taskId: string, fn: ChangeListener): () => void {
@@ -26,12 +24,7 @@ export class TaskNotifier {
 
   /** Wakes the listeners of the task with its new state. */
   changed(task: TaskRecord): void {
-    const known = this.versions.get(task.id);
-    if (known === undefined || task.version > known) {
-      this.versions.delete(task.id);
-      this.versions.set(task.id, task.version);
-      if (this.versions.size > VERSIONS_LIMIT) this.versions.delete(this.versions.keys().next().value!);
-    }
+    this.announcedRecords.remember(task);
     for (const fn of this.listeners.of(task.id)) fn(false, task);
   }
 
@@ -40,7 +33,7 @@ export class TaskNotifier {
    * tasks-bus event of that change (this node's own, back from the bus) brings nothing new.
    */
   announced(taskId: string, version: number): boolean {
-    return (this.versions.get(taskId) ?? 0) >= version;
+    return (this.announcedRecords.get(taskId)?.version ?? 0) >= version;
   }
 
   /** True while someone waits on `taskId`. */

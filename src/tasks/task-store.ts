@@ -14,6 +14,7 @@
 
 import { ClawError } from "../errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
+import { KnownTasks } from "./known-tasks.js";
 import {
   COLUMNS,
   fromRaw,
@@ -33,30 +34,6 @@ const INSERT = `INSERT INTO tasks (id, kind, title, body, prompt, session_key, s
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?) RETURNING *`;
 /** Attempts of a change that keeps losing to concurrent writers before it gives up. */
 const CHANGE_ATTEMPTS = 20;
-/** Records kept for deciding changes without a read: enough for every task running at once. */
-const KNOWN_LIMIT = 1000;
-
-/** The last record seen of recently changed tasks, oldest first (a Map keeps insertion order). */
-class KnownTasks {
-  private readonly records = new Map<string, TaskRecord>();
-
-  get(id: string): TaskRecord | undefined {
-    return this.records.get(id);
-  }
-
-  /** Remembers `t` unless a newer version is known already. */
-  remember(t: TaskRecord): void {
-    const known = this.records.get(t.id);
-    if (known && known.version > t.version) return;
-    this.records.delete(t.id);
-    this.records.set(t.id, t);
-    if (this.records.size > KNOWN_LIMIT) this.records.delete(this.records.keys().next().value!);
-  }
-
-  forget(id: string): void {
-    this.records.delete(id);
-  }
-}
 
 /** A change `TaskStore.change` makes: the fields, and the timeline line to append (if any). */
 export interface TaskChange {
