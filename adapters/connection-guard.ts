@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
-import { ClawError } from "../src/errors.js";
+import { ClawError } from "../src/core/errors.js";
 import { rawErrorResponse } from "./raw-response.js";
 
 /** The limits the guard enforces. */

@@ -5,7 +5,7 @@
  * here, the request itself in security.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ClawError } from "../src/errors.js";
+import { ClawError } from "../src/core/errors.js";
 import type { AccessPolicy } from "./security.js";
 
 const ALLOW_METHODS = "GET, POST, OPTIONS";

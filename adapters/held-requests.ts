@@ -7,8 +7,8 @@
  * Retry-After: 1), as is every request still held when the server closes without answering.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { ClawError } from "../src/errors.js";
-import { encodeResponse, errorResponse } from "../src/wire.js";
+import { ClawError } from "../src/core/errors.js";
+import { encodeResponse, errorResponse } from "../src/core/wire.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -1,6 +1,6 @@
 /** Reads a request body up to a byte limit. */
 import type { IncomingMessage } from "node:http";
-import { ClawError } from "../src/errors.js";
+import { ClawError } from "../src/core/errors.js";
 
 /** Resolves with the body as UTF-8 text; rejects with `payload_too_large` past `limit` bytes. */
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {

@@ -4,9 +4,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Claw } from "../src/claw.js";
-import { ClawError, httpStatus } from "../src/errors.js";
-import { encodeResponse, errorResponse, parseJson, type Response } from "../src/wire.js";
+import type { Claw } from "../src/claw/claw.js";
+import { ClawError, httpStatus } from "../src/core/errors.js";
+import { encodeResponse, errorResponse, parseJson, type Response } from "../src/core/wire.js";
 import { type ConnectionGuard, guardConnections } from "./connection-guard.js";
 import { applyCors } from "./cors.js";
 import { HeldRequests } from "./held-requests.js";

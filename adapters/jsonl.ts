@@ -5,7 +5,7 @@
  */
 import type { Writable } from "node:stream";
 import { DEFAULTS } from "../src/config/defaults.js";
-import { encodeResponse } from "../src/wire.js";
+import { encodeResponse } from "../src/core/wire.js";
 
 /** Default max line length: 10 MiB, the same as a request body. */
 export const DEFAULT_MAX_LINE_BYTES = DEFAULTS.maxRequestBytes;

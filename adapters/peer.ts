@@ -10,11 +10,11 @@
 import { randomUUID } from "node:crypto";
 import type { ScopedGrant } from "../src/access/scoped-tokens.js";
 import type { StoredEvent } from "../src/bus/event-store.js";
-import type { Claw } from "../src/claw.js";
-import { ClawError } from "../src/errors.js";
-import type { Connection, Transport } from "../src/registry.js";
-import { pipeStream, type StreamSource } from "../src/stream.js";
-import { encodeEventFrame, encodeResponse, errorResponse, idOf, parseJson } from "../src/wire.js";
+import type { Claw } from "../src/claw/claw.js";
+import { ClawError } from "../src/core/errors.js";
+import { pipeStream, type StreamSource } from "../src/core/stream.js";
+import { encodeEventFrame, encodeResponse, errorResponse, idOf, parseJson } from "../src/core/wire.js";
+import type { Connection, Transport } from "../src/ops/registry.js";
 
 /** What a stream has delivered so far (for resuming with `after`). */
 export interface DeliveredCursor {

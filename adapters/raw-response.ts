@@ -4,8 +4,8 @@
  */
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { ClawError, toClawError } from "../src/errors.js";
-import { encodeResponse, errorResponse } from "../src/wire.js";
+import { ClawError, toClawError } from "../src/core/errors.js";
+import { encodeResponse, errorResponse } from "../src/core/wire.js";
 
 /** The bytes of a complete `Connection: close` response carrying `err` as an error envelope. */
 export function rawErrorResponse(err: unknown, headers: Record<string, string> = {}): string {

@@ -10,7 +10,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { SCOPED_TOKEN_PREFIX, type ScopedGrant, type ScopedTokens } from "../src/access/scoped-tokens.js";
 import type { StreamTickets } from "../src/access/stream-tickets.js";
-import { ClawError } from "../src/errors.js";
+import { ClawError } from "../src/core/errors.js";
 
 /** Access policy of a server. */
 export interface AccessPolicy {

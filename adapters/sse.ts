@@ -9,11 +9,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ScopedGrant } from "../src/access/scoped-tokens.js";
 import type { StoredEvent } from "../src/bus/event-store.js";
-import type { Claw } from "../src/claw.js";
+import type { Claw } from "../src/claw/claw.js";
 import { DEFAULTS } from "../src/config/defaults.js";
-import { ClawError } from "../src/errors.js";
-import { pipeStream } from "../src/stream.js";
-import { eventFrameParts } from "../src/wire.js";
+import { ClawError } from "../src/core/errors.js";
+import { pipeStream } from "../src/core/stream.js";
+import { eventFrameParts } from "../src/core/wire.js";
 
 /** Heartbeat interval when the client gives none (`?heartbeat=<seconds>`, 1–300). */
 export const DEFAULT_SSE_HEARTBEAT_MS = DEFAULTS.sseHeartbeatMs;

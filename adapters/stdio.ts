@@ -7,8 +7,8 @@
  * @module tsclaw/stdio
  */
 import type { Readable, Writable } from "node:stream";
-import type { Claw } from "../src/claw.js";
-import { ClawError } from "../src/errors.js";
+import type { Claw } from "../src/claw/claw.js";
+import { ClawError } from "../src/core/errors.js";
 import { JsonLinesSplitter } from "./jsonl.js";
 
 export { JsonLinesSplitter, jsonLine, readJsonLines } from "./jsonl.js";

@@ -6,8 +6,8 @@
  * peer that stops answering pings is terminated.
  */
 import type { ScopedGrant } from "../src/access/scoped-tokens.js";
-import type { Claw } from "../src/claw.js";
-import { ClawError } from "../src/errors.js";
+import type { Claw } from "../src/claw/claw.js";
+import { ClawError } from "../src/core/errors.js";
 import { type DeliveredCursor, Peer } from "./peer.js";
 
 /** The part of a WebSocket the bridge uses (`ws`'s WebSocket fits). */

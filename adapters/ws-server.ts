@@ -5,8 +5,8 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import type { Claw } from "../src/claw.js";
-import { ClawError } from "../src/errors.js";
+import type { Claw } from "../src/claw/claw.js";
+import { ClawError } from "../src/core/errors.js";
 import { refuseSocket } from "./raw-response.js";
 import { type AccessGrant, type AccessPolicy, checkAccess } from "./security.js";
 import { bridgeSocket, type WsBridgeOptions } from "./ws-bridge.js";

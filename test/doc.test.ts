@@ -1,6 +1,6 @@
 /** /doc describes the server it is served by, and serves one operation or section on request. */
 import { afterEach, describe, expect, it } from "vitest";
-import { ERROR_TABLE } from "../src/errors.js";
+import { ERROR_TABLE } from "../src/core/errors.js";
 import { memClaw } from "./helpers/claw.js";
 import { startServer, type TestServer } from "./helpers/server.js";
 

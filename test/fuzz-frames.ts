@@ -3,9 +3,10 @@
  * is checked here to be really invalid (unparseable, a bad envelope, an unknown op, or arguments
  * the op's own schema rejects), so every one must be answered with an error envelope.
  */
+
+import { requestSchema } from "../src/core/wire.js";
 import { OPS } from "../src/ops/index.js";
-import type { AnyOpDef } from "../src/registry.js";
-import { requestSchema } from "../src/wire.js";
+import type { AnyOpDef } from "../src/ops/registry.js";
 import { rng } from "./helpers/fuzz.js";
 
 const ALL: readonly AnyOpDef[] = OPS;

@@ -4,8 +4,8 @@
  * serving.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { idOf } from "../src/core/wire.js";
 import { ERROR_TABLE } from "../src/index.js";
-import { idOf } from "../src/wire.js";
 import { stdioClient, wsClient } from "./adapters/clients.js";
 import { malformedFrames } from "./fuzz-frames.js";
 import { memClaw } from "./helpers/claw.js";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Claw, ERROR_TABLE } from "../src/index.js";
 import { OPS } from "../src/ops/index.js";
-import type { AnyOpDef } from "../src/registry.js";
+import type { AnyOpDef } from "../src/ops/registry.js";
 import { stdioClient } from "./adapters/clients.js";
 import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";

@@ -1,7 +1,7 @@
 /** `tsclaw do <op> [json]`: calls one operation on a running server and prints its result. */
 import { readFileSync } from "node:fs";
+import { closest } from "../../src/core/suggest.js";
 import { OPS } from "../../src/ops/index.js";
-import { closest } from "../../src/suggest.js";
 import type { CommandLine, PositionalSpec } from "./flags.js";
 import { flagsHelp } from "./help.js";
 import { envelopeError, fetchFailure, remoteOf } from "./remote.js";

@@ -1,7 +1,7 @@
 /** `tsclaw doc`: prints the Markdown guide (the same text as GET /doc), no server or database needed. */
 
+import { resolveConfig } from "../../src/config/claw-config.js";
 import { DEFAULTS } from "../../src/config/defaults.js";
-import { resolveConfig } from "../../src/config.js";
 import { renderGuide } from "../../src/doc/markdown.js";
 import { OPS } from "../../src/ops/index.js";
 import type { CommandLine } from "./flags.js";

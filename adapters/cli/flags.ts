@@ -5,10 +5,10 @@
  * setting's CLAW_* variable.
  */
 
+import { type ClawOptions, mergeOptions } from "../../src/config/claw-config.js";
 import { SettingError } from "../../src/config/parsers.js";
 import { type AnySetting, type Command, SETTINGS, settingsOf } from "../../src/config/settings.js";
-import { type ClawOptions, mergeOptions } from "../../src/config.js";
-import { closest } from "../../src/suggest.js";
+import { closest } from "../../src/core/suggest.js";
 
 /** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /** The tsclaw command line: serve, stdio, mcp, do, tail, doc, version. */
 import type { Command } from "../../src/config/settings.js";
-import { closest } from "../../src/suggest.js";
-import { VERSION } from "../../src/version.js";
+import { closest } from "../../src/core/suggest.js";
+import { VERSION } from "../../src/core/version.js";
 import { DO_HELP, DO_POSITIONALS, doCommand } from "./do.js";
 import { DOC_HELP, docCommand } from "./doc.js";
 import { type CommandLine, type PositionalSpec, parseCommandLine, UsageError } from "./flags.js";

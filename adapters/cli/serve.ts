@@ -2,7 +2,7 @@
 
 import { providerKeyStatus } from "../../src/agent/provider.js";
 import { isProviderKeyVar } from "../../src/bash/env.js";
-import type { Claw } from "../../src/claw.js";
+import type { Claw } from "../../src/claw/claw.js";
 import { DEFAULTS } from "../../src/config/defaults.js";
 import type { listenAddress } from "../../src/config/parsers.js";
 import { displayDb, storeKind } from "../../src/store/store-url.js";

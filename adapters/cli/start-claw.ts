@@ -3,8 +3,8 @@
  * PostgreSQL server that refuses, a newer schema) fails the command at once with the reason,
  * before anything is served.
  */
-import { type Claw, createClaw } from "../../src/claw.js";
-import type { ClawOptions } from "../../src/config.js";
+import { type Claw, createClaw } from "../../src/claw/claw.js";
+import type { ClawOptions } from "../../src/config/claw-config.js";
 import { displayDb } from "../../src/store/store-url.js";
 
 /** A started claw; throws (having closed it) with a message naming the database when it cannot start. */

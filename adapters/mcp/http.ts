@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { Claw } from "../../src/claw.js";
+import type { Claw } from "../../src/claw/claw.js";
 import { MemoryEventStore } from "./event-store.js";
 import { SessionStreams } from "./polling.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";

@@ -5,7 +5,7 @@
  * a client that resets its timeout on progress never gives up on a healthy long call.
  */
 import type { StoredEvent } from "../../src/bus/event-store.js";
-import type { Claw } from "../../src/claw.js";
+import type { Claw } from "../../src/claw/claw.js";
 
 /** One progress report. `progress` grows with every report (milliseconds since the call began). */
 export interface ProgressReport {

@@ -13,7 +13,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Claw } from "../../src/claw.js";
+import type { Claw } from "../../src/claw/claw.js";
 
 /** URI of the guide. */
 export const GUIDE_URI = "tsclaw://guide";

@@ -11,8 +11,8 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Claw } from "../../src/claw.js";
-import { VERSION } from "../../src/version.js";
+import type { Claw } from "../../src/claw/claw.js";
+import { VERSION } from "../../src/core/version.js";
 import { type CallStreams, pollDuring } from "./polling.js";
 import { isLongCall, startProgress } from "./progress.js";
 import { registerResources } from "./resources.js";

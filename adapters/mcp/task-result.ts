@@ -12,7 +12,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Claw } from "../../src/claw.js";
+import type { Claw } from "../../src/claw/claw.js";
 import type { CheckTaskResult } from "../../src/tasks/task-inputs.js";
 import { type ClawTaskStore, protocolError } from "./task-store.js";
 

@@ -12,10 +12,10 @@ import {
   type RequestId,
   type Result,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Claw } from "../../src/claw.js";
+import type { Claw } from "../../src/claw/claw.js";
+import type { Response } from "../../src/core/wire.js";
 import type { ListTasksResult } from "../../src/tasks/task-inputs.js";
 import type { Task } from "../../src/tasks/task-schema.js";
-import type { Response } from "../../src/wire.js";
 import { finalRunResult, isMcpTask, toMcpTask } from "./task-map.js";
 import { TASK_TOOL } from "./tool-list.js";
 import { toToolResult } from "./tool-result.js";

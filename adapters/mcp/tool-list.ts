@@ -4,8 +4,8 @@
  * schemas as JSON Schema 2020-12, and its declared effect flags as annotations.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { jsonSchemaOf } from "../../src/catalog.js";
-import type { AnyOpDef, OpFlags } from "../../src/registry.js";
+import { jsonSchemaOf } from "../../src/ops/catalog.js";
+import type { AnyOpDef, OpFlags } from "../../src/ops/registry.js";
 
 /** The one operation that accepts task-augmented calls: its MCP task is the tsclaw task. */
 export const TASK_TOOL = "run_task";

@@ -4,7 +4,7 @@
  * no `structuredContent` (the output schema describes success, and clients validate it).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Response } from "../../src/wire.js";
+import type { Response } from "../../src/core/wire.js";
 
 /** Converts a response envelope to a tool result. */
 export function toToolResult(response: Response): CallToolResult {

@@ -5,7 +5,7 @@
  * script's environment is worth nothing once its run is over.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { TokenScope } from "./token-scope.js";
 
 /** What a presented scoped token grants. */

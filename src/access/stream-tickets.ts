@@ -5,7 +5,7 @@
  * a short time, and is gone once used. Tickets live in memory only.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 
 /** Prefix of every ticket. */
 export const TICKET_PREFIX = "clawtkt_";

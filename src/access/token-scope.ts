@@ -6,9 +6,9 @@
  * declares nothing is refused: bash, prompts, new sessions or tasks, other buses, listing,
  * trimming, memory, and minting stream tickets.
  */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import { OPS } from "../ops/index.js";
-import type { AnyOpDef, OpScope } from "../registry.js";
+import type { AnyOpDef, OpScope } from "../ops/registry.js";
 
 /** The reach of one scoped token. */
 export interface TokenScope {

@@ -7,8 +7,8 @@
  */
 import type OpenAI from "openai";
 import type { BashRunner } from "../bash/bash-runner.js";
-import type { ClawConfig } from "../config.js";
-import { ClawError, toClawError } from "../errors.js";
+import type { ClawConfig } from "../config/claw-config.js";
+import { ClawError, toClawError } from "../core/errors.js";
 import { bashTool } from "./bash-tool.js";
 import { contextMessages, toInput } from "./history.js";
 import { DEFAULT_INSTRUCTIONS } from "./instructions.js";

@@ -7,7 +7,7 @@ import type { FunctionTool } from "openai/resources/responses/responses";
 import { z } from "zod";
 import type { BashRunner } from "../bash/bash-runner.js";
 import { bashArgsSchema, toBashRequest } from "../bash/bash-schema.js";
-import { ClawError, toClawError } from "../errors.js";
+import { ClawError, toClawError } from "../core/errors.js";
 
 /** Name of the tool as the model sees it. */
 export const BASH_TOOL_NAME = "bash";

@@ -1,5 +1,5 @@
 /** Waits a caller may abandon: the caller gets `cancelled`, the work it waited for goes on. */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 
 /** Resolves as `promise` does, or rejects with `cancelled` once `signal` aborts (the run continues). */
 export function waitUnlessGone<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -5,8 +5,8 @@
  * compaction leaves the history exactly as it was.
  */
 import type OpenAI from "openai";
-import type { ClawConfig } from "../config.js";
-import { ClawError } from "../errors.js";
+import type { ClawConfig } from "../config/claw-config.js";
+import { ClawError } from "../core/errors.js";
 import { bashTool } from "./bash-tool.js";
 import { contextMessages, toInput } from "./history.js";
 import { COMPACT_INSTRUCTIONS } from "./instructions.js";

@@ -5,7 +5,7 @@
  */
 import type OpenAI from "openai";
 import type { ResponseIncludable } from "openai/resources/responses/responses";
-import type { ModelRetryOptions } from "../config.js";
+import type { ModelRetryOptions } from "../config/claw-config.js";
 import { type ModelFailure, refusesInclude, withModelRetry } from "./model-retry.js";
 import { streamTurn, type TurnOutput, type TurnRequest } from "./responses-stream.js";
 

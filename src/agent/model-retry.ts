@@ -6,8 +6,8 @@
  * ends up as a ClawError so a run can report `{code, message, details}`.
  */
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import type { ModelRetryOptions } from "../config.js";
-import { ClawError } from "../errors.js";
+import type { ModelRetryOptions } from "../config/claw-config.js";
+import { ClawError } from "../core/errors.js";
 
 /** A classified failure of one model call. */
 export interface ModelFailure {

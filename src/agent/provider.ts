@@ -1,7 +1,7 @@
 /** Provider configuration: base URL and API key variable per provider, and the key lookup. */
 import OpenAI from "openai";
 import { DEFAULTS } from "../config/defaults.js";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import { demoFetch } from "./demo-model.js";
 
 /** A provider's defaults. */

@@ -11,7 +11,7 @@ import type {
   ResponseInputItem,
   ResponseStreamEvent,
 } from "openai/resources/responses/responses";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { Usage } from "./session-schemas.js";
 import { usageOf } from "./usage.js";
 

@@ -4,7 +4,7 @@
  * ends, so nothing polls and nothing can slip in between. A job aborted while it waits leaves
  * the queue at once.
  */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import { LOCAL_GATE, type SessionGate } from "./session-gate.js";
 import type { RunResult } from "./session-schemas.js";
 

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { BusService } from "../bus/bus-service.js";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 
 /** The bus nodes talk to each other on. */
 export const NODES_BUS = "nodes";

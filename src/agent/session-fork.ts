@@ -1,5 +1,5 @@
 /** Fork: a new session with the source's settings and its history up to a message. */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { Session } from "./session-schemas.js";
 import type { SessionService } from "./session-service.js";
 

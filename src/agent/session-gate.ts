@@ -6,7 +6,7 @@
  * session longer than the lease time. On a SQLite file the single-writer lock already makes the
  * process the only runner: the local gate admits at once and costs nothing.
  */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
 
 /** Admits a session's next job, across nodes. */

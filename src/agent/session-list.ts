@@ -1,5 +1,5 @@
 /** list_sessions: newest first with a position cursor, or only the sessions running now. */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { Session } from "./session-schemas.js";
 import type { SessionService } from "./session-service.js";
 

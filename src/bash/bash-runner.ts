@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import type { BusService } from "../bus/bus-service.js";
 import { DEFAULTS } from "../config/defaults.js";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import { runProcesses } from "./bash-process.js";
 import type { BashRequest, BashResult } from "./bash-schema.js";
 import { buildBashEnv } from "./env.js";

@@ -5,7 +5,7 @@
  */
 import { isAscii } from "node:buffer";
 import type { BusService } from "../bus/bus-service.js";
-import { ClawError, toClawError } from "../errors.js";
+import { ClawError, toClawError } from "../core/errors.js";
 import type { BashRequest, EventSpec } from "./bash-schema.js";
 import { LineSplitter } from "./line-splitter.js";
 import { type CompiledTemplate, compileTemplate, cutToEscapedBytes, escapedBytes } from "./template.js";

@@ -6,7 +6,7 @@
  * first wait for the commit of what is queued.
  */
 import { DEFAULTS } from "../config/defaults.js";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { BusEvent, BusInfo, OutAck } from "./bus-schemas.js";
 import { CommitQueue } from "./commit-queue.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";

@@ -7,7 +7,7 @@
  * after waits behind that read, so listeners always see one contiguous sequence. With a single
  * writer (SQLite) commits are always contiguous and delivery stays synchronous.
  */
-import { KeyedListeners } from "../keyed-listeners.js";
+import { KeyedListeners } from "../core/keyed-listeners.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
 import { frameOverhead, PAGE_BYTES, PAGE_EVENTS } from "./page.js";
 

@@ -1,5 +1,5 @@
 /** Checks bus retention settings: nonsense values (0.0001 ns, NaN, negative, fractional counts) are refused. */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { RetentionOptions } from "./bus-service.js";
 
 /** The shortest accepted max age: 1 s (the age sweep runs at most once a second). */

@@ -9,12 +9,12 @@
  * paused and later catches up from storage again, so a slow reader never buffers in memory.
  */
 
-import type { DeliverFn, StreamSource } from "../stream.js";
+import type { DeliverFn, StreamSource } from "../core/stream.js";
 import type { BusService } from "./bus-service.js";
 import type { StoredEvent } from "./event-store.js";
 import { PAGE_EVENTS } from "./page.js";
 
-export type { DeliverFn } from "../stream.js";
+export type { DeliverFn } from "../core/stream.js";
 
 /** After a failed storage read, try again this much later. */
 const RETRY_MS = 100;

@@ -3,12 +3,13 @@
  * subscriptions over one WebSocket that reconnects and resumes by itself. The handle methods are
  * derived from the server's own catalog, so every operation it serves has its method.
  */
-import type { CatalogEntry } from "../catalog.js";
-import { ClawError } from "../errors.js";
+
+import { ClawError } from "../core/errors.js";
+import type { Response } from "../core/wire.js";
 import { assembleHandles, type ClawApi } from "../handles/claw-api.js";
 import { deriveHandles } from "../handles/derive.js";
 import type { Caller } from "../handles/handle-types.js";
-import type { Response } from "../wire.js";
+import type { CatalogEntry } from "../ops/catalog.js";
 import { type FetchLike, httpCall, postEnvelope, unreachable } from "./http-call.js";
 import { remoteStream } from "./remote-subscribe.js";
 import { SocketChannel, type WebSocketCtor } from "./socket-channel.js";

@@ -3,8 +3,8 @@
  * `connection_failed`; an aborted signal cancels the request, and the server, seeing the
  * connection go, abandons the wait or kills the bash of that call.
  */
-import { ClawError, type ErrorCode, type WireError } from "../errors.js";
-import type { RequestId, Response } from "../wire.js";
+import { ClawError, type ErrorCode, type WireError } from "../core/errors.js";
+import type { RequestId, Response } from "../core/wire.js";
 
 /** The fetch this client needs (the platform's, or one passed in). */
 export type FetchLike = (url: string, init: RequestInit) => Promise<globalThis.Response>;

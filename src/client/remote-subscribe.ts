@@ -6,7 +6,7 @@
  * stream) and later re-reads from storage: the same contract as in-process.
  */
 import type { BusEvent } from "../bus/bus-service.js";
-import type { ClawError } from "../errors.js";
+import type { ClawError } from "../core/errors.js";
 import type { SubscribeArgs } from "../handles/bus-handle.js";
 import type { BusEventStream, StreamMethod } from "../handles/handle-types.js";
 import type { ChannelMember, EventFrame, SocketChannel } from "./socket-channel.js";

@@ -4,7 +4,7 @@
  * server restart) it reconnects with backoff and every subscription subscribes again after the
  * last seq it delivered. It opens with the first subscription and closes with the last one.
  */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import { fromWire } from "./http-call.js";
 
 /** The part of a WebSocket the client uses: the browser's, Node 22's, or the `ws` package's. */

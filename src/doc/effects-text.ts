@@ -1,5 +1,5 @@
 /** Lines of /doc per operation saying what a call may do and what a scoped token may do with it, from its definition. */
-import type { OpFlags, OpScope } from "../registry.js";
+import type { OpFlags, OpScope } from "../ops/registry.js";
 
 /** e.g. "Effects: read-only, idempotent, closed-world (MCP annotations carry the same flags)." */
 export function effectsLine(flags: OpFlags): string {

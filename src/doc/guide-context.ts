@@ -3,8 +3,8 @@
  * from the running configuration, and the placeholders the prose sections use for them.
  */
 import { keyVarOf } from "../agent/provider.js";
+import type { ClawConfig } from "../config/claw-config.js";
 import { DEFAULTS, formatBytes } from "../config/defaults.js";
-import type { ClawConfig } from "../config.js";
 
 /** The part of the configuration the guide describes. */
 export type GuideConfig = Pick<

@@ -1,9 +1,9 @@
 /** The Markdown guide served at GET /doc and by the `doc` operation, generated from the registry. */
 
-import { type CatalogEntry, catalog } from "../catalog.js";
-import { ClawError, ERROR_TABLE, type ErrorCode } from "../errors.js";
-import type { AnyOpDef, OpGroup } from "../registry.js";
-import { closest } from "../suggest.js";
+import { ClawError, ERROR_TABLE, type ErrorCode } from "../core/errors.js";
+import { closest } from "../core/suggest.js";
+import { type CatalogEntry, catalog } from "../ops/catalog.js";
+import type { AnyOpDef, OpGroup } from "../ops/registry.js";
 import { effectsLine, scopeLine } from "./effects-text.js";
 import { fillVars, type GuideConfig, guideVars, serverSection } from "./guide-context.js";
 import { CONTRACT_SECTIONS } from "./guide-sections.js";

@@ -7,7 +7,7 @@
 import { toBusEvent } from "../bus/bus-service.js";
 import type { StoredEvent } from "../bus/event-store.js";
 import { eventBytes, PAGE_BYTES } from "../bus/page.js";
-import type { OpenedStream } from "../stream.js";
+import type { OpenedStream } from "../core/stream.js";
 import type { BusEventStream, GroupMethods, StreamMethod, StreamMethods } from "./handle-types.js";
 
 export type { SubscribeArgs } from "../bus/bus-schemas.js";

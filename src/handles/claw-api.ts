@@ -3,9 +3,10 @@
  * methods (stream methods included), plus the few that derivation cannot build (session
  * binding, task watch).
  */
-import type { CallContext } from "../dispatch.js";
+
+import type { Response } from "../core/wire.js";
+import type { CallContext } from "../dispatch/dispatch.js";
 import type { Task } from "../tasks/task-schema.js";
-import type { Response } from "../wire.js";
 import type { BusEventStream, BusHandle } from "./bus-handle.js";
 import type { Derived } from "./derive.js";
 import type { Caller, CallOptions, DerivedGroups, GroupMethods, TopMethods } from "./handle-types.js";

@@ -5,7 +5,7 @@
  * iterator). createClaw derives from its own registry, connectClaw from the server's catalog, so
  * both have the same methods. Imports nothing at run time: it runs in browsers too.
  */
-import type { CallContext } from "../dispatch.js";
+import type { CallContext } from "../dispatch/dispatch.js";
 
 /** What derivation needs of a catalog entry. */
 export interface HandleEntry {

@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { BusEvent } from "../bus/bus-schemas.js";
-import type { CallContext } from "../dispatch.js";
+import type { CallContext } from "../dispatch/dispatch.js";
 import type { OpName, RegisteredOp } from "../ops/index.js";
 
 /** Options of one handle call. */

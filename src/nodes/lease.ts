@@ -1,5 +1,5 @@
 /** The node lease: how long a node may go without a heartbeat before it counts as gone. */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 
 /** Shortest lease: below a second, a busy event loop or a slow commit would look like a dead node. */
 export const MIN_LEASE_MS = 1000;

@@ -2,7 +2,7 @@
 import type { TokenScope } from "../access/token-scope.js";
 import { type BashArgs, bashArgsSchema, bashResultSchema, toBashRequest } from "../bash/bash-schema.js";
 import { DEFAULT_BUS } from "../bus/bus-name.js";
-import { defineOp } from "../registry.js";
+import { defineOp } from "./registry.js";
 
 export const bashOp = defineOp({
   name: "bash",

@@ -4,8 +4,8 @@ import { busNameSchema, DEFAULT_BUS } from "../bus/bus-name.js";
 import { busEventSchema, busInfoSchema, outAckSchema, seqSchema, subscribeArgsSchema } from "../bus/bus-schemas.js";
 import { toBusEvent } from "../bus/bus-service.js";
 import { PAGE_EVENTS } from "../bus/page.js";
-import { defineOp } from "../registry.js";
-import { defineStreamOp } from "../stream-op.js";
+import { defineOp } from "./registry.js";
+import { defineStreamOp } from "./stream-op.js";
 
 /** A bus event. */
 export const eventSchema = busEventSchema;

@@ -1,10 +1,10 @@
 /** Continuity operations: server_identity, continuity_context, memory_add, memory_search. */
 import { z } from "zod";
-import { identitySchema } from "../identity.js";
-import { defineOp } from "../registry.js";
-import type { Services } from "../services.js";
+import type { Services } from "../claw/services.js";
+import { identitySchema } from "../nodes/identity.js";
 import { memoryAddInput, memoryEntrySchema, memorySearchInput } from "../tasks/memory-service.js";
 import { handoffSchema, taskRowSchema, taskStatusSchema } from "../tasks/task-schema.js";
+import { defineOp } from "./registry.js";
 
 const serverIdentitySchema = identitySchema.extend({
   node: z.string().describe("This process's node id, new at every start (list_nodes)"),

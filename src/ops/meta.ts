@@ -1,8 +1,8 @@
 /** Meta operations: the catalog and the guide. */
 import { z } from "zod";
-import { catalog, catalogEntrySchema } from "../catalog.js";
 import { guideSectionNames, renderGuide } from "../doc/markdown.js";
-import { defineOp } from "../registry.js";
+import { catalog, catalogEntrySchema } from "./catalog.js";
+import { defineOp } from "./registry.js";
 import { streamTicketOp } from "./stream-ticket.js";
 
 export const opsOp = defineOp({

@@ -1,7 +1,7 @@
 /** Node operations: the processes serving this database. */
 import { z } from "zod";
 import { nodeInfoSchema } from "../nodes/node-schema.js";
-import { defineOp } from "../registry.js";
+import { defineOp } from "./registry.js";
 
 export const listNodesOp = defineOp({
   name: "list_nodes",

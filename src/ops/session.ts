@@ -18,7 +18,7 @@ import {
   usageSchema,
   withRef,
 } from "../agent/session-schemas.js";
-import { defineOp } from "../registry.js";
+import { defineOp } from "./registry.js";
 
 const messageText = z.string().min(1).describe("The user's message");
 const EX = { sessionKey: "demo" };

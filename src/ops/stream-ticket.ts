@@ -1,6 +1,6 @@
 /** The stream_ticket operation: a short-lived, single-use ticket for a GET stream. */
 import { z } from "zod";
-import { defineOp } from "../registry.js";
+import { defineOp } from "./registry.js";
 
 export const streamTicketOp = defineOp({
   name: "stream_ticket",

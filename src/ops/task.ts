@@ -5,7 +5,6 @@
  * with the prompt text): each declares `telemetry`, and the dispatcher's middleware records it.
  */
 import { z } from "zod";
-import { defineOp } from "../registry.js";
 import { taskUpdateInputSchema } from "../tasks/completion.js";
 import {
   cancelTaskInput,
@@ -23,6 +22,7 @@ import {
 } from "../tasks/task-inputs.js";
 import { taskSchema } from "../tasks/task-schema.js";
 import { telemetryRecordSchema } from "../tasks/telemetry.js";
+import { defineOp } from "./registry.js";
 
 const EXAMPLE_ID = "task_00000000-0000-0000-0000-000000000000";
 

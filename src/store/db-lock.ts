@@ -11,7 +11,7 @@
 import { closeSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 
 /** The lock file of the database at `dbPath` (which must exist). */
 export function lockPathOf(dbPath: string): string {

@@ -7,7 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import { type Checkpointer, type CheckpointGate, startCheckpointer } from "./checkpointer.js";
 import { acquireDbLock } from "./db-lock.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";

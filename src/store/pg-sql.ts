@@ -7,7 +7,7 @@
  * its name, is retried.
  */
 import type { Pool } from "pg";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import { type CheckedOut, checkout } from "./pg/pool-checkout.js";
 import { PreparedNames, type Queryable } from "./pg/prepared-names.js";
 import { numberedPlaceholders, type Sql, type SqlRunResult, type SqlValue } from "./sql.js";

@@ -7,7 +7,7 @@
  * stays lost: writes get `storage_unavailable` and `/health` answers 503 until a restart.
  */
 import { statSync } from "node:fs";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 
 /** How often the files are checked between commits. */
 export const STORAGE_CHECK_MS = 200;

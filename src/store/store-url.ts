@@ -3,7 +3,7 @@
  * SQLite file (a path, or ":memory:"). Any other URL scheme is refused rather than taken for a
  * file name (`mysql://x` must not create a directory called `mysql:`).
  */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 
 /** The engine a `--db` value selects. */
 export type StoreKind = "sqlite" | "postgres";

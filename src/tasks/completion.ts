@@ -6,7 +6,7 @@
  * rejected throws before the first write, so a rejected update leaves no change and no receipt.
  */
 import { z } from "zod";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import { canonicalJson } from "./idempotency.js";
 import {
   type Handoff,

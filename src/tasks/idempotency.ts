@@ -4,7 +4,7 @@
  * other arguments is `idempotency_conflict`.
  */
 import { createHash } from "node:crypto";
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
 
 /** JSON with object keys sorted, so equal values give equal text. */

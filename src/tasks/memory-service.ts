@@ -21,7 +21,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { ClawConfig } from "../config.js";
+import type { ClawConfig } from "../config/claw-config.js";
 import type { Sql } from "../store/sql.js";
 import { MAX_QUERY_CHARS, MAX_TERMS, memorySearch } from "./fts-query.js";
 import { IdempotencyStore } from "./idempotency.js";

@@ -1,5 +1,5 @@
 /** list_tasks: filters, counts per status, newest first, cursor paging. */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import { Where } from "../store/where.js";
 import type { ListTasksArgs, ListTasksResult } from "./task-inputs.js";

@@ -4,7 +4,7 @@
  * change wrote it (so a waiter need not read it back), and once more, with `closing` true,
  * when the service shuts down.
  */
-import { KeyedListeners } from "../keyed-listeners.js";
+import { KeyedListeners } from "../core/keyed-listeners.js";
 import { KnownTasks } from "./known-tasks.js";
 import type { TaskRecord } from "./task-store.js";
 

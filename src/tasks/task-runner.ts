@@ -6,8 +6,8 @@
  * blocked/needs_human (or someone ended it), which the end of the run never overwrites.
  */
 import type { AgentEvent } from "../agent/agent-events.js";
-import type { ClawError } from "../errors.js";
-import { toClawError } from "../errors.js";
+import type { ClawError } from "../core/errors.js";
+import { toClawError } from "../core/errors.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult } from "./session-port.js";
 import { endedInError, markInterrupted, taskError } from "./task-errors.js";

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { BusService } from "../bus/bus-service.js";
-import type { ClawConfig } from "../config.js";
-import { ClawError } from "../errors.js";
-import type { Identity } from "../identity.js";
+import type { ClawConfig } from "../config/claw-config.js";
+import { ClawError } from "../core/errors.js";
+import type { Identity } from "../nodes/identity.js";
 import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import { applyUpdate, type TaskUpdateArgs } from "./completion.js";

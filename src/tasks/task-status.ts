@@ -2,7 +2,7 @@
  * Status rules: terminal and actionable sets, what a caller should do next, and which status
  * changes task_update accepts.
  */
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { NextAction, TaskKind, TaskStatus } from "./task-schema.js";
 
 /** Statuses after which nothing more happens unless someone reopens the task. */

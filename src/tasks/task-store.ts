@@ -12,7 +12,7 @@
  * change reads the row and decides again.
  */
 
-import { ClawError } from "../errors.js";
+import { ClawError } from "../core/errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import { KnownTasks } from "./known-tasks.js";
 import {

@@ -5,7 +5,7 @@
  * operations are derived here from the arguments and the result, so an operation declares only
  * what cannot be derived (check_task: the wait it was asked for, after clamping).
  */
-import type { AnyOpDef, OpMiddleware, OpTelemetry } from "../registry.js";
+import type { AnyOpDef, OpMiddleware, OpTelemetry } from "../ops/registry.js";
 import type { TaskStatus } from "./task-schema.js";
 import { TERMINAL } from "./task-status.js";
 import type { TelemetryNote } from "./telemetry.js";

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { type Usage, usageSchema } from "../agent/session-schemas.js";
-import { toClawError } from "../errors.js";
+import { toClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
 import { Where } from "../store/where.js";
 import { TelemetryWriter } from "./telemetry-writer.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCommandLine } from "../../adapters/cli/flags.js";
+import { resolveConfig } from "../../src/config/claw-config.js";
 import { listenAddress } from "../../src/config/parsers.js";
-import { resolveConfig } from "../../src/config.js";
 
 describe("CLI flags from the config table", () => {
   it("reads flags first, then CLAW_* variables", () => {

@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { StoredEvent } from "../../src/bus/event-store.js";
 import { connectClaw } from "../../src/client.js";
+import { encodeEventFrame, eventFrameParts } from "../../src/core/wire.js";
 import { deriveHandles, type HandleEntry } from "../../src/handles/derive.js";
 import type { Claw } from "../../src/index.js";
 import { OPS } from "../../src/ops/index.js";
-import { encodeEventFrame, eventFrameParts } from "../../src/wire.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 

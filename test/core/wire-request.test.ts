@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRequest, requestSchema } from "../../src/wire.js";
+import { parseRequest, requestSchema } from "../../src/core/wire.js";
 
 // parseRequest takes the usual envelope as it is and sends everything else through the schema:
 // for every value, it must accept exactly what the schema accepts, with the same result.

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizeScoped, SCOPED_OPS, type TokenScope } from "../../src/access/token-scope.js";
 import type { Claw } from "../../src/index.js";
 import { OPS } from "../../src/ops/index.js";
-import { type AnyOpDef, defineOp, opScopeSchema } from "../../src/registry.js";
+import { type AnyOpDef, defineOp, opScopeSchema } from "../../src/ops/registry.js";
 import { memClaw } from "../helpers/claw.js";
 
 const ALL: readonly AnyOpDef[] = OPS;

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { StreamTickets } from "../../src/access/stream-tickets.js";
-import { ClawError } from "../../src/errors.js";
+import { ClawError } from "../../src/core/errors.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 

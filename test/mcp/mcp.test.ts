@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolsOf } from "../../adapters/mcp/tool-list.js";
-import { catalog } from "../../src/catalog.js";
+import { catalog } from "../../src/ops/catalog.js";
 import { OPS } from "../../src/ops/index.js";
 import { answer, type FakeResponses, stall, startFakeResponses } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";

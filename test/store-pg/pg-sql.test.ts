@@ -5,7 +5,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClawError } from "../../src/errors.js";
+import { ClawError } from "../../src/core/errors.js";
 import { numericTypes, PgSql } from "../../src/store/pg-sql.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 

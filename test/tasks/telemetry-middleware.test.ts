@@ -4,11 +4,11 @@
  */
 import { afterEach, expect, test } from "vitest";
 import { z } from "zod";
-import { Dispatcher } from "../../src/dispatch.js";
-import { ClawError } from "../../src/errors.js";
+import { ClawError } from "../../src/core/errors.js";
+import { Dispatcher } from "../../src/dispatch/dispatch.js";
 import type { Claw } from "../../src/index.js";
 import { OPS } from "../../src/ops/index.js";
-import { defineOp } from "../../src/registry.js";
+import { defineOp } from "../../src/ops/registry.js";
 import { telemetryMiddleware } from "../../src/tasks/telemetry-middleware.js";
 import { memClaw } from "../helpers/claw.js";
 

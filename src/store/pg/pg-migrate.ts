@@ -5,7 +5,7 @@
  * tsclaw is refused with `schema_too_new` and left untouched.
  */
 import type { PoolClient } from "pg";
-import { ClawError } from "../../errors.js";
+import { ClawError } from "../../core/errors.js";
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./pg-schema.js";
 
 /** The advisory lock key migrations hold (any constant; "tsclaw" in ASCII). */

@@ -1,20 +1,20 @@
 /** The services an operation handler can reach, built once per claw by createClaw. */
 
-import type { ScopedTokens } from "./access/scoped-tokens.js";
-import type { StreamTickets } from "./access/stream-tickets.js";
-import type { SessionService } from "./agent/session-service.js";
-import type { BashRunner } from "./bash/bash-runner.js";
-import type { BusService } from "./bus/bus-service.js";
-import type { CallRegistry } from "./call-registry.js";
-import type { ClawConfig } from "./config.js";
-import type { Identity } from "./identity.js";
-import type { NodeService } from "./nodes/node-service.js";
-import type { AnyOpDef } from "./registry.js";
-import type { Db } from "./store/db.js";
-import type { Sql } from "./store/sql.js";
-import type { StorageGuard } from "./store/storage-guard.js";
-import type { MemoryService } from "./tasks/memory-service.js";
-import type { TaskService } from "./tasks/task-service.js";
+import type { ScopedTokens } from "../access/scoped-tokens.js";
+import type { StreamTickets } from "../access/stream-tickets.js";
+import type { SessionService } from "../agent/session-service.js";
+import type { BashRunner } from "../bash/bash-runner.js";
+import type { BusService } from "../bus/bus-service.js";
+import type { ClawConfig } from "../config/claw-config.js";
+import type { CallRegistry } from "../core/call-registry.js";
+import type { Identity } from "../nodes/identity.js";
+import type { NodeService } from "../nodes/node-service.js";
+import type { AnyOpDef } from "../ops/registry.js";
+import type { Db } from "../store/db.js";
+import type { Sql } from "../store/sql.js";
+import type { StorageGuard } from "../store/storage-guard.js";
+import type { MemoryService } from "../tasks/memory-service.js";
+import type { TaskService } from "../tasks/task-service.js";
 
 /** Everything handlers use. */
 export interface Services {

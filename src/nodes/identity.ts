@@ -1,9 +1,9 @@
 /** This instance's stable identity, kept in the database's meta table. */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { SCHEMA_VERSION } from "./store/migrations.js";
-import type { Sql } from "./store/sql.js";
-import { VERSION } from "./version.js";
+import { VERSION } from "../core/version.js";
+import { SCHEMA_VERSION } from "../store/migrations.js";
+import type { Sql } from "../store/sql.js";
 
 /** This instance's identity (server_identity adds its operations and model defaults). */
 export const identitySchema = z.object({

@@ -2,34 +2,34 @@
  * createClaw: opens the store, builds the services and returns the typed handles. The same
  * dispatcher backs the handles and every adapter.
  */
-import { ScopedTokens } from "./access/scoped-tokens.js";
-import { StreamTickets } from "./access/stream-tickets.js";
-import { SessionService } from "./agent/session-service.js";
-import { BashRunner } from "./bash/bash-runner.js";
-import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "./bash/sandbox.js";
-import { BusService } from "./bus/bus-service.js";
-import { CallRegistry } from "./call-registry.js";
-import { type CatalogEntry, catalog } from "./catalog.js";
-import { type ClawConfig, type ClawOptions, resolveConfig } from "./config.js";
-import { type CallContext, Dispatcher } from "./dispatch.js";
-import { type GuideSelection, renderGuide } from "./doc/markdown.js";
-import { ClawError } from "./errors.js";
-import { localStream } from "./handles/bus-handle.js";
-import { assembleHandles, type ClawApi } from "./handles/claw-api.js";
-import { deriveHandles } from "./handles/derive.js";
-import type { Caller, OpInput, OpOutput } from "./handles/handle-types.js";
-import { type Identity, loadIdentity } from "./identity.js";
-import { NodeService } from "./nodes/node-service.js";
-import { liveNodes } from "./nodes/owners.js";
-import { OPS, type RegisteredOp } from "./ops/index.js";
+import { ScopedTokens } from "../access/scoped-tokens.js";
+import { StreamTickets } from "../access/stream-tickets.js";
+import { SessionService } from "../agent/session-service.js";
+import { BashRunner } from "../bash/bash-runner.js";
+import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "../bash/sandbox.js";
+import { BusService } from "../bus/bus-service.js";
+import { type ClawConfig, type ClawOptions, resolveConfig } from "../config/claw-config.js";
+import { CallRegistry } from "../core/call-registry.js";
+import { ClawError } from "../core/errors.js";
+import type { OpenedStream } from "../core/stream.js";
+import type { Response } from "../core/wire.js";
+import { type CallContext, Dispatcher } from "../dispatch/dispatch.js";
+import { type GuideSelection, renderGuide } from "../doc/markdown.js";
+import { localStream } from "../handles/bus-handle.js";
+import { assembleHandles, type ClawApi } from "../handles/claw-api.js";
+import { deriveHandles } from "../handles/derive.js";
+import type { Caller, OpInput, OpOutput } from "../handles/handle-types.js";
+import { type Identity, loadIdentity } from "../nodes/identity.js";
+import { NodeService } from "../nodes/node-service.js";
+import { liveNodes } from "../nodes/owners.js";
+import { type CatalogEntry, catalog } from "../ops/catalog.js";
+import { OPS, type RegisteredOp } from "../ops/index.js";
+import { openStore } from "../store/open-storage.js";
+import { StorageGuard } from "../store/storage-guard.js";
+import { MemoryService } from "../tasks/memory-service.js";
+import { TaskService } from "../tasks/task-service.js";
+import { telemetryMiddleware } from "../tasks/telemetry-middleware.js";
 import type { Services } from "./services.js";
-import { openStore } from "./store/open-storage.js";
-import { StorageGuard } from "./store/storage-guard.js";
-import type { OpenedStream } from "./stream.js";
-import { MemoryService } from "./tasks/memory-service.js";
-import { TaskService } from "./tasks/task-service.js";
-import { telemetryMiddleware } from "./tasks/telemetry-middleware.js";
-import type { Response } from "./wire.js";
 
 /** A local claw: the shared handles over one database, plus its configuration and services. */
 export interface Claw extends ClawApi<() => void> {

@@ -7,9 +7,9 @@
  * SSE route) open the source directly through the dispatcher.
  */
 import type { z } from "zod";
-import { ClawError } from "./errors.js";
+import { ClawError } from "../core/errors.js";
+import type { OpenedStream } from "../core/stream.js";
 import type { HandleName, OpContext, OpDef } from "./registry.js";
-import type { OpenedStream } from "./stream.js";
 
 /** What a stream operation's `open` returns: every field of its answer but `sub`, and the source. */
 export type StreamOpen<I extends z.ZodType, O extends z.ZodType> = (

@@ -4,7 +4,7 @@
  * Adapters only move the bytes.
  */
 import { z } from "zod";
-import type { StoredEvent } from "./bus/event-store.js";
+import type { StoredEvent } from "../bus/event-store.js";
 import { ClawError, toClawError, type WireError } from "./errors.js";
 
 /** A request: `{op, args?, id?}`. */

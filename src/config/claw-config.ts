@@ -3,12 +3,12 @@
  * options, else the CLAW_* variables of the config table, else the defaults.
  */
 import { basename } from "node:path";
-import type { SandboxMode } from "./bash/sandbox.js";
-import type { RetentionOptions } from "./bus/bus-service.js";
-import { DEFAULTS } from "./config/defaults.js";
-import { SETTINGS } from "./config/settings.js";
-import { ClawError } from "./errors.js";
-import type { Durability } from "./store/db.js";
+import type { SandboxMode } from "../bash/sandbox.js";
+import type { RetentionOptions } from "../bus/bus-service.js";
+import { ClawError } from "../core/errors.js";
+import type { Durability } from "../store/db.js";
+import { DEFAULTS } from "./defaults.js";
+import { SETTINGS } from "./settings.js";
 
 /** Limits; each has a default and a clear error when passed. */
 export interface ClawLimits {

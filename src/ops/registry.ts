@@ -4,10 +4,10 @@
  * catalog derive from these definitions.
  */
 import { z } from "zod";
-import type { ErrorCode } from "./errors.js";
-import type { Services } from "./services.js";
-import type { OpenedStream, StreamSource } from "./stream.js";
-import type { TelemetryNote } from "./tasks/telemetry.js";
+import type { Services } from "../claw/services.js";
+import type { ErrorCode } from "../core/errors.js";
+import type { OpenedStream, StreamSource } from "../core/stream.js";
+import type { TelemetryNote } from "../tasks/telemetry.js";
 
 /** Where a request came from. Streaming transports can push event frames. */
 export type Transport = "api" | "http" | "ws" | "stdio" | "mcp";

@@ -4,15 +4,15 @@
  * typed handle goes through it.
  */
 import type { z } from "zod";
-import { assertLive, type ScopedGrant } from "./access/scoped-tokens.js";
-import { authorizeScoped, scopeNeedsSession } from "./access/token-scope.js";
-import type { SessionRef } from "./agent/session-schemas.js";
-import { ClawError, toClawError } from "./errors.js";
-import type { AnyOpDef, Connection, OpContext, OpMiddleware, Transport } from "./registry.js";
-import type { Services } from "./services.js";
-import type { OpenedStream } from "./stream.js";
-import { closest } from "./suggest.js";
-import { errorResponse, idOf, okResponse, parseRequest, type Response } from "./wire.js";
+import { assertLive, type ScopedGrant } from "../access/scoped-tokens.js";
+import { authorizeScoped, scopeNeedsSession } from "../access/token-scope.js";
+import type { SessionRef } from "../agent/session-schemas.js";
+import type { Services } from "../claw/services.js";
+import { ClawError, toClawError } from "../core/errors.js";
+import type { OpenedStream } from "../core/stream.js";
+import { closest } from "../core/suggest.js";
+import { errorResponse, idOf, okResponse, parseRequest, type Response } from "../core/wire.js";
+import type { AnyOpDef, Connection, OpContext, OpMiddleware, Transport } from "../ops/registry.js";
 
 /** Per-call context an adapter supplies. */
 export interface CallContext {
