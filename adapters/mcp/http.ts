@@ -1,15 +1,18 @@
 /**
- * Streamable HTTP at /mcp: POST carries messages, GET opens the server stream, DELETE ends a
- * session. One SDK transport and one MCP server per session; each session's events are kept
- * for replay (Last-Event-ID), so a dropped or polled stream resumes, and long calls poll (see
- * polling.ts). Access (token, Origin, Host) is checked by the HTTP adapter before a request
- * gets here.
+ * Streamable HTTP at /mcp, both eras on one endpoint. A POST carrying the 2026-07-28 per-request
+ * envelope goes to the SDK v2's stateless handler (modern.ts); everything else is the 2025 era:
+ * POST carries messages, GET opens the server stream, DELETE ends a session, with one SDK
+ * transport and one MCP server per session; each session's events are kept for replay
+ * (Last-Event-ID), so a dropped or polled stream resumes, and long calls poll (see polling.ts).
+ * Access (token, Origin, Host) is checked by the HTTP adapter before a request gets here.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Claw } from "../../src/claw/claw.js";
+import { readBody } from "../http-body.js";
 import { MemoryEventStore } from "./event-store.js";
+import { ModernMcp } from "./modern.js";
 import { SessionStreams } from "./polling.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 
@@ -63,6 +66,7 @@ export async function closeMcpSessions(claw: Claw): Promise<void> {
 /** The /mcp endpoint of one HTTP server. */
 export class McpHttpMount {
   private readonly sessions = new Map<string, Session>();
+  private readonly modern: ModernMcp;
   private closed = false;
 
   constructor(
@@ -75,6 +79,7 @@ export class McpHttpMount {
       mounts.set(claw, set);
     }
     set.add(this);
+    this.modern = new ModernMcp(claw, options);
   }
 
   /** Number of open MCP sessions. */
@@ -96,8 +101,22 @@ export class McpHttpMount {
     if (req.method !== "POST") {
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
     }
+    const limit = this.options.maxBodyBytes ?? this.claw.config.limits.maxRequestBytes;
+    let text: string;
+    try {
+      text = await readBody(req, limit);
+    } catch {
+      return jsonRpcError(res, 413, -32600, `Request body over ${limit} bytes`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return jsonRpcError(res, 400, -32700, "Parse error: the body is not JSON");
+    }
+    if (await this.modern.claims(req, text, body)) return this.modern.handle(req, res, text, body);
     const transport = this.open();
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, body);
     // Anything but a successful initialize leaves no session behind.
     if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) await transport.close();
   }
@@ -147,12 +166,14 @@ export class McpHttpMount {
   closeStreams(): void {
     this.closed = true;
     for (const s of this.sessions.values()) s.transport.closeStandaloneSSEStream();
+    this.modern.closeStreams();
   }
 
   /** Ends every session (their open streams included). */
   async close(): Promise<void> {
     this.closed = true;
     mounts.get(this.claw)?.delete(this);
+    await this.modern.close();
     const open = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(open.map((s) => s.transport.close().catch(() => {})));

@@ -21,7 +21,8 @@ export const GUIDE_URI = "tsclaw://guide";
 export const TASK_URI_TEMPLATE = "tsclaw://task/{taskId}";
 const TASK_PREFIX = "tsclaw://task/";
 
-function taskIdOf(uri: string): string | undefined {
+/** The task id of a task resource URI, or undefined. */
+export function taskIdOf(uri: string): string | undefined {
   if (!uri.startsWith(TASK_PREFIX)) return undefined;
   const id = decodeURIComponent(uri.slice(TASK_PREFIX.length));
   return id === "" || id.includes("/") ? undefined : id;

@@ -2,6 +2,7 @@
  * Probe tools that MCP test suites call by name, served only when asked for (`tsclaw serve
  * --mcp-test-tools`), never part of the registry's tool list otherwise.
  *
+ * `test_error_handling` always answers a tool error (the suite's tools-call-error scenario).
  * `test_reconnection` is the tool the official conformance suite's SSE polling scenario calls:
  * it closes its own SSE stream at once, the way every long call is closed when polling, and
  * answers once the client has reconnected with Last-Event-ID. A client author can call it to
@@ -12,6 +13,9 @@ import type { CallStreams } from "./polling.js";
 
 /** The conformance suite's SSE polling probe. */
 export const TEST_RECONNECTION = "test_reconnection";
+
+/** The conformance suite's tool-error probe. */
+export const TEST_ERROR_HANDLING = "test_error_handling";
 
 /** How long the probe goes on after closing its stream, in ms: the answer comes mid-reconnect. */
 const AFTER_CLOSE_MS = 50;
@@ -27,6 +31,13 @@ export const TEST_TOOLS: readonly Tool[] = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     execution: { taskSupport: "forbidden" },
   },
+  {
+    name: TEST_ERROR_HANDLING,
+    description: "Test probe (served with --mcp-test-tools): always answers a tool error (isError).",
+    inputSchema: { type: "object", properties: {}, additionalProperties: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
+  },
 ];
 
 /** Runs a probe tool. */
@@ -35,6 +46,9 @@ export async function callTestTool(
   streams: CallStreams | undefined,
   requestId: RequestId,
 ): Promise<CallToolResult> {
+  if (name === TEST_ERROR_HANDLING) {
+    return { content: [{ type: "text", text: "This tool intentionally returns an error for testing" }], isError: true };
+  }
   const polled = streams?.resumable() === true;
   if (name === TEST_RECONNECTION && polled) {
     streams!.close(requestId);

@@ -1,0 +1,189 @@
+/**
+ * The tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`) over tsclaw tasks:
+ * the DetailedTask of any task (tasks/get and notifications/tasks), its input requests, and
+ * what answering them does. The task is the tsclaw task, so it is durable and any node answers.
+ */
+import type { Claw } from "../../src/claw/claw.js";
+import type { Task } from "../../src/tasks/task-schema.js";
+import { finalRunResult, mcpStatus } from "./task-map.js";
+import { toToolResult } from "./tool-result.js";
+
+/** The extension's identifier. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+/** JSON-RPC code of a request lacking a client capability the server needs. */
+export const MISSING_CAPABILITY = -32021;
+/** Suggested interval between two tasks/get, in ms (the spec lets the server choose). */
+export const POLL_INTERVAL_MS = 2000;
+
+/** One entry of `inputRequests`: a server-to-client request as the client would receive it. */
+export interface InputRequest {
+  method: "elicitation/create";
+  params: { mode: "form"; message: string; requestedSchema: Record<string, unknown> };
+}
+
+/** A client's answer to one input request (an ElicitResult). */
+export interface InputResponse {
+  action?: unknown;
+  content?: unknown;
+}
+
+/** The wire task of the extension: epoch milliseconds become ISO 8601 strings, ttl is unlimited. */
+export interface WireTask {
+  taskId: string;
+  status: "working" | "input_required" | "completed" | "cancelled" | "failed";
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: null;
+  pollIntervalMs: number;
+  inputRequests?: Record<string, InputRequest>;
+  result?: Record<string, unknown>;
+  error?: Record<string, unknown>;
+}
+
+/** True when a request's per-request capabilities (`_meta`) declare the extension. */
+export function declaresTasks(envelope: Record<string, unknown> | undefined): boolean {
+  const caps = envelope?.["io.modelcontextprotocol/clientCapabilities"] as { extensions?: unknown } | undefined;
+  const ext = caps?.extensions;
+  return typeof ext === "object" && ext !== null && TASKS_EXTENSION in ext;
+}
+
+/** The data of a -32021 error naming the extension. */
+export const REQUIRED_TASKS = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+
+/** Key of the input request of a needs_human/blocked task at one version. */
+export function humanKey(t: Pick<Task, "version">): string {
+  return `human-${t.version}`;
+}
+
+/** The form asking a person for the message a needs_human/blocked task waits for. */
+function humanRequest(t: Task): InputRequest {
+  const why = t.latestUpdate?.text ?? (t.status === "blocked" ? "the task is blocked" : "the task needs a human");
+  return {
+    method: "elicitation/create",
+    params: {
+      mode: "form",
+      message: `Task "${t.title}" waits for you: ${why}. Your message goes to its session as a follow-up.`,
+      requestedSchema: {
+        type: "object",
+        properties: { message: { type: "string", title: "Message to the agent" } },
+        required: ["message"],
+      },
+    },
+  };
+}
+
+/**
+ * Pending approvals of a task as input requests keyed by approvalId, each a form
+ * `{decision: approve|deny, note}`. Durable approvals (`approval_list {taskId, status:
+ * "pending"}`) are not part of this build's registry, so there are none: when the operation
+ * exists, call it here through `claw.do` and map each approval with `approvalRequest`.
+ */
+export async function approvalRequests(claw: Claw, t: Task): Promise<Record<string, InputRequest>> {
+  if (!claw.services.ops.some((op) => op.name === "approval_list")) return {};
+  const r = await claw.do({ op: "approval_list", args: { taskId: t.taskId, status: "pending" } });
+  if (!r.ok) return {};
+  const list = (r.result as { approvals?: { approvalId: string; command?: string; reason?: string }[] }).approvals;
+  return Object.fromEntries((list ?? []).map((a) => [a.approvalId, approvalRequest(a)]));
+}
+
+/** The form of one pending approval. */
+export function approvalRequest(a: { command?: string; reason?: string }): InputRequest {
+  return {
+    method: "elicitation/create",
+    params: {
+      mode: "form",
+      message: `Approve this command? ${a.command ?? ""}${a.reason ? ` (${a.reason})` : ""}`.trim(),
+      requestedSchema: {
+        type: "object",
+        properties: { decision: { type: "string", enum: ["approve", "deny"] }, note: { type: "string" } },
+        required: ["decision"],
+      },
+    },
+  };
+}
+
+/** Keys this node has answered (a human key is answered once; its task's next version asks again). */
+const answered = new Set<string>();
+const ANSWERED_MAX = 10_000;
+
+function remember(key: string): void {
+  answered.add(key);
+  if (answered.size > ANSWERED_MAX) answered.delete(answered.values().next().value as string);
+}
+
+/** The outstanding input requests of a task: its pending approvals, else its human question. */
+export async function inputRequestsOf(claw: Claw, t: Task): Promise<Record<string, InputRequest>> {
+  const approvals = await approvalRequests(claw, t);
+  if (Object.keys(approvals).length > 0) return approvals;
+  if (t.status !== "needs_human" && t.status !== "blocked") return {};
+  const key = humanKey(t);
+  return answered.has(`${t.taskId}/${key}`) ? {} : { [key]: humanRequest(t) };
+}
+
+/** The result a run_task call would have given at the task's end; a run that failed is a tool error. */
+function finalResult(t: Task): Record<string, unknown> {
+  const result = toToolResult({ id: null, ok: true, result: finalRunResult(t) }) as Record<string, unknown>;
+  if (t.status !== "error") return result;
+  const error = t.error ?? { code: "run_failed", message: "the run ended with an error" };
+  return { content: [{ type: "text", text: JSON.stringify({ error, task: t }) }], isError: true };
+}
+
+/** A tsclaw task as the extension's DetailedTask. */
+export async function detailedTask(claw: Claw, t: Task): Promise<WireTask> {
+  let status = mcpStatus(t.status);
+  const message = t.latestUpdate?.text ?? t.error?.message;
+  const base = {
+    taskId: t.taskId,
+    createdAt: new Date(t.createdAt).toISOString(),
+    lastUpdatedAt: new Date(t.updatedAt).toISOString(),
+    ttlMs: null,
+    pollIntervalMs: POLL_INTERVAL_MS,
+    ...(message !== undefined ? { statusMessage: message } : {}),
+  };
+  if (status === "failed") status = "completed"; // a run's error is a tool-level failure, not a protocol one
+  if (status === "completed") return { ...base, status, result: finalResult(t) };
+  const inputRequests = await inputRequestsOf(claw, t);
+  if (Object.keys(inputRequests).length > 0) return { ...base, status: "input_required", inputRequests };
+  // needs_human whose question was answered: the agent has the answer and works again.
+  if (status === "input_required") return { ...base, status: "working" };
+  return { ...base, status };
+}
+
+/** Reads a tsclaw task; null when there is none the caller may see. */
+export async function findTask(claw: Claw, taskId: string): Promise<Task | null> {
+  const r = await claw.do({ op: "get_task", args: { taskId } }, { transport: "mcp" });
+  return r.ok ? (r.result as Task) : null;
+}
+
+/**
+ * Answers a task's input requests: an approval key decides the approval; the current human
+ * key sends the message to the task's session as a follow-up. Unknown or answered keys are
+ * ignored, as the extension says.
+ */
+export async function answerInputs(claw: Claw, t: Task, responses: Record<string, InputResponse>): Promise<void> {
+  const outstanding = await inputRequestsOf(claw, t);
+  for (const [key, response] of Object.entries(responses)) {
+    if (!(key in outstanding) || typeof response !== "object" || response === null) continue;
+    const content = (response.content ?? {}) as Record<string, unknown>;
+    const accepted = response.action === "accept";
+    if (key === humanKey(t)) {
+      if (!accepted || typeof content.message !== "string" || content.message.trim() === "") continue;
+      const ref = t.sessionId ? { sessionId: t.sessionId } : { sessionKey: t.sessionKey ?? "" };
+      const r = await claw.do({ op: "follow_up", args: { ...ref, message: content.message } }, { transport: "mcp" });
+      if (r.ok) remember(`${t.taskId}/${key}`);
+      continue;
+    }
+    await decideApproval(claw, key, accepted && content.decision === "approve" ? "approve" : "deny", content.note);
+  }
+}
+
+/**
+ * Decides one pending approval (`decline`/`cancel` deny). `approval_decide` is not part of
+ * this build's registry; when it is, this is the call that reaches it.
+ */
+async function decideApproval(claw: Claw, approvalId: string, decision: "approve" | "deny", note: unknown) {
+  if (!claw.services.ops.some((op) => op.name === "approval_decide")) return;
+  const args = { approvalId, decision, ...(typeof note === "string" ? { note } : {}) };
+  await claw.do({ op: "approval_decide", args }, { transport: "mcp" });
+}
