@@ -116,7 +116,8 @@ function remember(key: string): void {
 export async function inputRequestsOf(claw: Claw, t: Task): Promise<Record<string, InputRequest>> {
   const approvals = await approvalRequests(claw, t);
   if (Object.keys(approvals).length > 0) return approvals;
-  if (t.status !== "needs_human" && t.status !== "blocked") return {};
+  // A work task without a session has nobody to deliver an answer to: it is not asked.
+  if ((t.status !== "needs_human" && t.status !== "blocked") || (!t.sessionId && !t.sessionKey)) return {};
   const key = humanKey(t);
   return answered.has(`${t.taskId}/${key}`) ? {} : { [key]: humanRequest(t) };
 }
