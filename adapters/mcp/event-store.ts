@@ -1,7 +1,9 @@
 /**
  * The resumable server stream's memory: every SSE event of one MCP session, kept per stream so
  * a client that lost its stream (or was asked to poll) reconnects with Last-Event-ID and gets
- * what it missed. Bounded: past `maxEvents` the oldest events are dropped.
+ * what it missed. Bounded in events and in bytes, per session and over every session sharing a
+ * `ReplayBudget`: past a bound the oldest events are dropped (an answer of a few MB, such as a
+ * `read` of large events, must not pile up in memory until the server dies).
  *
  * It also holds back the answer of a call whose stream the server closed (polling) until the
  * client has reconnected to that stream: the SDK ends a resumed stream when it writes the
@@ -14,6 +16,29 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.
 interface Stored {
   id: EventId;
   message: JSONRPCMessage;
+  bytes: number;
+}
+
+/** Default bytes one session keeps for replay (8 MiB). */
+export const DEFAULT_REPLAY_BYTES = 8 * 1024 * 1024;
+/** Default bytes every session of one /mcp mount keeps for replay together (64 MiB). */
+export const DEFAULT_REPLAY_TOTAL_BYTES = 64 * 1024 * 1024;
+
+/** The replay bytes shared by the sessions of one mount: past `maxBytes` the largest store gives up its oldest. */
+export class ReplayBudget {
+  used = 0;
+  readonly stores = new Set<MemoryEventStore>();
+  constructor(readonly maxBytes = DEFAULT_REPLAY_TOTAL_BYTES) {}
+
+  /** Drops oldest events from the largest stores until the total fits. */
+  enforce(): void {
+    while (this.used > this.maxBytes) {
+      let largest: MemoryEventStore | undefined;
+      for (const s of this.stores) if (!largest || s.bytes > largest.bytes) largest = s;
+      if (!largest || largest.bytes === 0) return;
+      largest.dropOldestEvent();
+    }
+  }
 }
 
 /** Default number of events one session keeps for replay. */
@@ -29,6 +54,8 @@ function answerId(message: JSONRPCMessage): RequestId | undefined {
 export class MemoryEventStore implements EventStore {
   private seq = 0;
   private count = 0;
+  /** Bytes of the kept events (their JSON). */
+  bytes = 0;
   private closed = false;
   private readonly streams = new Map<StreamId, Stored[]>();
   /** Calls whose stream the server closed, with the moment (a sequence number) it did. */
@@ -40,7 +67,11 @@ export class MemoryEventStore implements EventStore {
   constructor(
     private readonly maxEvents = DEFAULT_REPLAY_EVENTS,
     private readonly resumeWaitMs = DEFAULT_RESUME_WAIT_MS,
-  ) {}
+    private readonly maxBytes = DEFAULT_REPLAY_BYTES,
+    private readonly budget?: ReplayBudget,
+  ) {
+    budget?.stores.add(this);
+  }
 
   /** Notes that the server closed the stream of call `requestId` before answering it. */
   detached(requestId: RequestId): void {
@@ -54,8 +85,13 @@ export class MemoryEventStore implements EventStore {
       events = [];
       this.streams.set(streamId, events);
     }
-    events.push({ id, message });
-    if (++this.count > this.maxEvents) this.dropOldest();
+    const bytes = JSON.stringify(message).length;
+    events.push({ id, message, bytes });
+    this.bytes += bytes;
+    if (this.budget) this.budget.used += bytes;
+    if (++this.count > this.maxEvents) this.dropOldestEvent();
+    while (this.bytes > this.maxBytes && this.count > 0) this.dropOldestEvent();
+    this.budget?.enforce();
     const request = answerId(message);
     if (request !== undefined) {
       const detached = this.detachedAt.get(request);
@@ -95,6 +131,8 @@ export class MemoryEventStore implements EventStore {
   /** Wakes every held answer (the session is ending). */
   close(): void {
     this.closed = true;
+    while (this.count > 0) this.dropOldestEvent();
+    this.budget?.stores.delete(this);
     this.detachedAt.clear();
     for (const set of this.waiters.values()) for (const wake of set) wake();
     this.waiters.clear();
@@ -121,10 +159,14 @@ export class MemoryEventStore implements EventStore {
   }
 
   /** Drops the oldest kept event (streams were inserted in order, so the first is the oldest). */
-  private dropOldest(): void {
+  dropOldestEvent(): void {
     for (const [streamId, events] of this.streams) {
-      events.shift();
+      const dropped = events.shift();
       this.count--;
+      if (dropped) {
+        this.bytes -= dropped.bytes;
+        if (this.budget) this.budget.used -= dropped.bytes;
+      }
       if (events.length === 0) {
         this.streams.delete(streamId);
         this.resumedAt.delete(streamId);

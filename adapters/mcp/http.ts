@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Claw } from "../../src/claw/claw.js";
 import { readBody } from "../http-body.js";
-import { MemoryEventStore } from "./event-store.js";
+import { MemoryEventStore, ReplayBudget } from "./event-store.js";
 import { ModernMcp } from "./modern.js";
 import { SessionStreams } from "./polling.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
@@ -22,6 +22,10 @@ export interface McpHttpOptions extends McpServerOptions {
   maxSessions?: number;
   /** Events each session keeps for stream resumption. Default: 1000 */
   replayEvents?: number;
+  /** Bytes (of JSON) each session keeps for stream resumption. Default: 8 MiB */
+  replayBytes?: number;
+  /** Bytes every session of this mount keeps together for resumption. Default: 64 MiB */
+  replayTotalBytes?: number;
   /** Reconnect delay a client is told in the SSE `retry` field, in ms. Default: 1000 */
   retryIntervalMs?: number;
   /**
@@ -40,6 +44,12 @@ interface Session {
   streams: SessionStreams;
   lastUsed: number;
 }
+
+/**
+ * Largest 2025-era initialize request, in bytes: a session keeps its params (the client's
+ * capabilities and info) for its whole life, so they are capped far below a request's limit.
+ */
+export const MAX_INITIALIZE_BYTES = 64 * 1024;
 
 /** Default interval of polling closes, in ms. */
 export const DEFAULT_POLL_AFTER_MS = 30_000;
@@ -67,6 +77,7 @@ export async function closeMcpSessions(claw: Claw): Promise<void> {
 export class McpHttpMount {
   private readonly sessions = new Map<string, Session>();
   private readonly modern: ModernMcp;
+  private readonly replay: ReplayBudget;
   private closed = false;
 
   constructor(
@@ -80,6 +91,7 @@ export class McpHttpMount {
     }
     set.add(this);
     this.modern = new ModernMcp(claw, options);
+    this.replay = new ReplayBudget(options.replayTotalBytes);
   }
 
   /** Number of open MCP sessions. */
@@ -115,6 +127,9 @@ export class McpHttpMount {
       return jsonRpcError(res, 400, -32700, "Parse error: the body is not JSON");
     }
     if (await this.modern.claims(req, text, body)) return this.modern.handle(req, res, text, body);
+    if ((body as { method?: unknown } | null)?.method === "initialize" && text.length > MAX_INITIALIZE_BYTES) {
+      return jsonRpcError(res, 400, -32602, `initialize params over ${MAX_INITIALIZE_BYTES} bytes`);
+    }
     const transport = this.open();
     await transport.handleRequest(req, res, body);
     // Anything but a successful initialize leaves no session behind.
@@ -124,7 +139,12 @@ export class McpHttpMount {
   private open(): StreamableHTTPServerTransport {
     const retryMs = this.options.retryIntervalMs ?? 1000;
     // A closed call's answer waits this long for its client to reconnect (told to wait retryMs).
-    const store = new MemoryEventStore(this.options.replayEvents, Math.max(10_000, 5 * retryMs));
+    const store = new MemoryEventStore(
+      this.options.replayEvents,
+      Math.max(10_000, 5 * retryMs),
+      this.options.replayBytes,
+      this.replay,
+    );
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       eventStore: store,

@@ -27,11 +27,6 @@ export function mcpStatus(status: TaskStatus): McpTask["status"] {
   return STATUS[status];
 }
 
-/** True for tsclaw tasks that MCP exposes as tasks: agent runs (task_create's work items are not MCP tasks). */
-export function isMcpTask(t: Pick<Task, "kind">): boolean {
-  return t.kind === "run";
-}
-
 /** A tsclaw task (or list row) as an MCP Task. Kept until deleted, so `ttl` is null. */
 export function toMcpTask(t: Task | TaskRow): McpTask {
   const message = t.latestUpdate?.text ?? t.error?.message;

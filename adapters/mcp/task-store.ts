@@ -1,7 +1,8 @@
 /**
  * The MCP SDK's TaskStore backed by tsclaw's task service, through the operations: an MCP task
  * is a tsclaw run task with the same id, so it is durable across restarts and visible from
- * every MCP session that holds the token (the session id is deliberately ignored).
+ * every MCP session that holds the token (the session id is deliberately ignored). tasks/get
+ * answers any tsclaw task, whichever way it was created; tasks/list lists the agent runs.
  */
 import type { CreateTaskOptions, TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import {
@@ -16,7 +17,7 @@ import type { Claw } from "../../src/claw/claw.js";
 import type { Response } from "../../src/core/wire.js";
 import type { ListTasksResult } from "../../src/tasks/task-inputs.js";
 import type { Task } from "../../src/tasks/task-schema.js";
-import { finalRunResult, isMcpTask, toMcpTask } from "./task-map.js";
+import { finalRunResult, toMcpTask } from "./task-map.js";
 import { TASK_TOOL } from "./tool-list.js";
 import { toToolResult } from "./tool-result.js";
 
@@ -36,15 +37,14 @@ export function protocolError(response: Extract<Response, { ok: false }>): McpEr
 export class ClawTaskStore implements TaskStore {
   constructor(private readonly claw: Claw) {}
 
-  /** The tsclaw Task, or null when there is no such run task. */
+  /** The tsclaw Task (any the caller may see, however it was created), or null when there is none. */
   async find(taskId: string): Promise<Task | null> {
     const r = await this.claw.do({ op: "get_task", args: { taskId } });
     if (!r.ok) {
       if (r.error.code === "not_found") return null;
       throw protocolError(r);
     }
-    const task = r.result as Task;
-    return isMcpTask(task) ? task : null;
+    return r.result as Task;
   }
 
   /** Starts the run: the request is a task-augmented `tools/call` of run_task. */

@@ -122,6 +122,11 @@ describe("/mcp access", () => {
     expect(created.ok).toBe(true);
     // work tasks are not MCP tasks; run tasks are, from any session
     expect((await a.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).not.toContain(created.result.taskId);
+    // …but tasks/get answers any task the token may see, whichever way it was created
+    expect(await a.experimental.tasks.getTask(created.result.taskId)).toMatchObject({
+      taskId: created.result.taskId,
+      status: "working",
+    });
     fake.script(answer("ok"));
     const started = await a.request(
       { method: "tools/call", params: { name: "run_task", arguments: { prompt: "hello" }, task: { ttl: 1000 } } },
