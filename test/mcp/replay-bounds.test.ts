@@ -62,7 +62,7 @@ describe("2025-era initialize", () => {
       }),
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.code).toBe(-32602);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32602);
     expect(res.headers.get("mcp-session-id")).toBeNull();
   });
 });
