@@ -186,11 +186,13 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
         version,
         stop() {
           stopped ??= (async () => {
-            killWatchdog(watchdog);
+            // The watchdog goes last: if this process is killed while stopping (a second Ctrl-C,
+            // npm or tsx giving up on it), the watchdog still stops the server and removes `dir`.
             try {
               r.run("pg_ctl", stopArgs("fast"));
             } finally {
               remove();
+              killWatchdog(watchdog);
             }
           })();
           return stopped;
