@@ -140,7 +140,7 @@ describe("serve: the server token", () => {
     expect(fromFlag.stderr()).toMatch(/^ {2}token: {4}from --token$/m);
     expect(fromFlag.stderr()).toContain("--token puts the token on the command line");
     expect((await post(fromEnv.url, { authorization: "Bearer from-env" })).status).toBe(200);
-  });
+  }, 60_000);
 
   it("--insecure-loopback is the explicit, printed opt-out for loopback peers", async () => {
     const s = await serve(":memory:", ["--insecure-loopback"]);
