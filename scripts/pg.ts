@@ -1,7 +1,8 @@
 /**
  * `npm run pg`: a throwaway PostgreSQL for development, the same server the tests start
- * (test/helpers/pg-server.ts). Prints its URL and how to use it, runs until Ctrl-C or SIGTERM,
- * then stops it and deletes its data.
+ * (test/helpers/pg-server.ts). Prints its URL and how to use it, runs until Ctrl-C, SIGTERM or
+ * SIGHUP, then stops it and deletes its data; if this process dies first (kill -9, or npm and tsx
+ * giving up on it), the server's watchdog does both.
  */
 import { startPgServer } from "../test/helpers/pg-server.js";
 
@@ -22,11 +23,17 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`\n${signal}: stopping PostgreSQL and deleting ${server.dir}\n`);
-    await server.stop();
+    try {
+      await server.stop();
+    } catch (err) {
+      // The data directory is gone even then (stop removes it whatever pg_ctl said).
+      process.stderr.write(`npm run pg: ${(err as Error).message}\n`);
+    }
     process.exit(0);
   };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop(signal));
+  // Any other way out (an uncaught error, process.exit elsewhere): stop() runs synchronously.
+  process.on("exit", () => void server.stop());
   process.stdout.write(
     [
       `PostgreSQL ${server.version} is running (data in ${server.dir}, deleted when it stops).`,

@@ -37,15 +37,21 @@ describe("error messages", () => {
     try {
       const inProcess = await local.do({ op: "start_session", args: {} });
       expect(inProcess.ok ? "" : inProcess.error.message).toBe(
-        "no API key for provider openrouter: set OPENROUTER_API_KEY in this process's environment, or pass apiKey to createClaw()",
+        `no API key for provider openrouter: set OPENROUTER_API_KEY in this process's environment, or pass apiKey to createClaw(). Without a key, use createClaw({ provider: "demo" }) (tsclaw: --model-provider demo, or CLAW_MODEL_PROVIDER=demo), or provider: "demo" in start_session or run_task: the built-in demo model (offline, no LLM) runs one bash command per prompt`,
       );
       const overHttp = await served.op("start_session", {});
       expect(overHttp.error).toMatchObject({
         code: "provider_auth_missing",
-        details: { variable: "OPENROUTER_API_KEY" },
+        details: {
+          variable: "OPENROUTER_API_KEY",
+          keyVariables: ["OPENROUTER_API_KEY", "OPENAI_API_KEY"],
+          keyless: { args: { provider: "demo" }, flag: "--model-provider demo" },
+        },
       });
+      // The keyless way the message names works at once on the same server.
+      expect(await served.op("start_session", { provider: "demo" })).toMatchObject({ ok: true });
       expect(overHttp.error.message).toBe(
-        `no API key for provider openrouter: set OPENROUTER_API_KEY in the environment of the tsclaw server at ${served.url} and restart it`,
+        `no API key for provider openrouter: set OPENROUTER_API_KEY in the environment of the tsclaw server at ${served.url} and restart it. Without a key, restart it with --model-provider demo (CLAW_MODEL_PROVIDER=demo), or pass "provider": "demo" to start_session or run_task: the built-in demo model (offline, no LLM) runs one bash command per prompt`,
       );
     } finally {
       await local.close();

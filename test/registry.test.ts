@@ -64,8 +64,14 @@ describe("the catalog and /doc name exactly the registered operations", () => {
     ]) {
       expect(md, heading).toMatch(new RegExp(`^##+ ${heading}`, "m"));
     }
-    // Every non-streaming operation has a curl example against this server.
-    for (const op of ALL.filter((o) => !o.streamingOnly)) expect(md).toContain(`-d '{"op":"${op.name}"`);
+    // Every non-streaming operation has an example: its body in the whole guide, a curl line
+    // against this server in its own section.
+    for (const op of ALL.filter((o) => !o.streamingOnly)) {
+      expect(md).toContain(`{"op":"${op.name}","args":`);
+      expect(server.claw.doc({ op: op.name })).toContain(`-d '{"op":"${op.name}"`);
+    }
+    // The whole guide does not repeat a curl line per operation.
+    expect((md.match(/-d '\{"op":/g) ?? []).length).toBeLessThan(ALL.length / 2);
   });
 });
 

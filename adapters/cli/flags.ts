@@ -29,6 +29,8 @@ export interface CommandLine {
   help: boolean;
   /** A flag's parsed value, else its variable's, else undefined. Repeatable flags give arrays. */
   get<T>(flag: string): T | undefined;
+  /** True when the flag itself was on the command line (not only its variable in the environment). */
+  given(flag: string): boolean;
   /** createClaw options of the flags and CLAW_* variables (parsed here, so a bad one is a usage error). */
   clawOptions(): ClawOptions;
 }
@@ -130,6 +132,7 @@ export function parseCommandLine(
     positionals,
     help,
     get,
+    given: (flag) => [...given.keys()].some((s) => s.flag === flag),
     clawOptions: () => {
       let options: ClawOptions = {};
       for (const s of settingsOf(command)) {

@@ -3,13 +3,8 @@
 import type { Command } from "../../src/config/settings.js";
 import { closest } from "../../src/core/suggest.js";
 import { VERSION } from "../../src/core/version.js";
-import { DO_HELP, DO_POSITIONALS, doCommand } from "./do.js";
-import { DOC_HELP, docCommand } from "./doc.js";
 import { type CommandLine, type PositionalSpec, parseCommandLine, UsageError } from "./flags.js";
-import { MCP_HELP, mcpCommand } from "./mcp.js";
-import { SERVE_HELP, serve } from "./serve.js";
-import { STDIO_HELP, stdioCommand } from "./stdio.js";
-import { TAIL_HELP, TAIL_POSITIONALS, tailCommand } from "./tail.js";
+import { explainNativeModuleError } from "./native-module.js";
 
 const HELP = `tsclaw ${VERSION}: LLM agents whose only tool is bash, with durable tasks, sessions and an event bus in one SQLite file.
 
@@ -33,13 +28,36 @@ interface CommandEntry {
   run: (cl: CommandLine) => Promise<number>;
 }
 
-const COMMANDS: Partial<Record<Command, CommandEntry>> = {
-  serve: { help: SERVE_HELP, run: serve },
-  stdio: { help: STDIO_HELP, run: stdioCommand },
-  mcp: { help: MCP_HELP, run: mcpCommand },
-  do: { help: DO_HELP, positionals: DO_POSITIONALS, run: doCommand },
-  tail: { help: TAIL_HELP, positionals: TAIL_POSITIONALS, run: tailCommand },
-  doc: { help: DOC_HELP, run: docCommand },
+/**
+ * Each command is loaded when it runs: a client command (`do`, `tail`, `mcp --url`) then never
+ * loads the database driver, whose native module may have been built for another Node than the
+ * one an MCP client starts.
+ */
+const COMMANDS: Partial<Record<Command, () => Promise<CommandEntry>>> = {
+  serve: async () => {
+    const m = await import("./serve.js");
+    return { help: m.SERVE_HELP, run: m.serve };
+  },
+  stdio: async () => {
+    const m = await import("./stdio.js");
+    return { help: m.STDIO_HELP, run: m.stdioCommand };
+  },
+  mcp: async () => {
+    const m = await import("./mcp.js");
+    return { help: m.MCP_HELP, run: m.mcpCommand };
+  },
+  do: async () => {
+    const m = await import("./do.js");
+    return { help: m.DO_HELP, positionals: m.DO_POSITIONALS, run: m.doCommand };
+  },
+  tail: async () => {
+    const m = await import("./tail.js");
+    return { help: m.TAIL_HELP, positionals: m.TAIL_POSITIONALS, run: m.tailCommand };
+  },
+  doc: async () => {
+    const m = await import("./doc.js");
+    return { help: m.DOC_HELP, run: m.docCommand };
+  },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -57,13 +75,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name as Command] : undefined;
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name as Command] : undefined;
+  if (!load) {
     const meant = closest(name.replace(/^-+/, ""), [...Object.keys(COMMANDS), "version", "help"], 1);
     const what = name.startsWith("-") ? "flag" : "command";
     const hint = meant.length > 0 ? ` (did you mean ${meant[0]}?)` : "";
     throw new UsageError(`unknown ${what} "${name}"${hint}; run tsclaw --help`);
   }
+  const command = await load();
   const cl = parseCommandLine(name as Command, rest, command.positionals);
   if (cl.help) {
     process.stdout.write(command.help);
@@ -78,7 +97,7 @@ main(process.argv.slice(2)).then(
     const usage = err instanceof UsageError;
     const cmd = process.argv[2] ?? "";
     const prefix = usage && Object.hasOwn(COMMANDS, cmd) ? `tsclaw ${cmd}` : "tsclaw";
-    process.stderr.write(`${prefix}: ${err.message}\n`);
+    process.stderr.write(`${prefix}: ${explainNativeModuleError(err) ?? err.message}\n`);
     process.exit(usage ? 2 : 1);
   },
 );

@@ -1,10 +1,8 @@
 /** `tsclaw mcp`: MCP over stdio, on a database of its own or relayed to a running server (--url). */
 
-import { relayMcpStdio, serveMcpStdio } from "../mcp/stdio.js";
 import type { CommandLine } from "./flags.js";
 import { flagsHelp } from "./help.js";
 import { remoteOf } from "./remote.js";
-import { startClaw } from "./start-claw.js";
 
 /** Help of `tsclaw mcp`. */
 export const MCP_HELP = `Usage: tsclaw mcp [flags]
@@ -14,12 +12,14 @@ every operation is a tool, run_task also runs as an MCP task, and the guide and 
 resources. stdout carries the protocol only; diagnostics go to stderr.
 
 Without --url it opens the database itself (--db and the other claw flags). With --url (or
-CLAW_URL) it relays to the /mcp endpoint of a running tsclaw serve instead, with --token /
-CLAW_TOKEN, else the token file of --db when the URL is a loopback one.
+CLAW_URL) it relays to the /mcp endpoint of a running tsclaw serve instead (no database, no
+native module), with --token / CLAW_TOKEN, else --token-file / CLAW_TOKEN_FILE, else the token
+file of --db (default ./claw.db, relative to the directory the client starts it in) when the
+URL is a loopback one. MCP clients start it in a directory of their own: give absolute paths.
 
 Examples:
-  tsclaw mcp --db ./claw.db
-  tsclaw mcp --url http://127.0.0.1:8000 --db ./claw.db     # relay; token from ./claw.db.token
+  tsclaw mcp --db /abs/path/claw.db
+  tsclaw mcp --url http://127.0.0.1:8000 --db /abs/path/claw.db   # relay; token from /abs/path/claw.db.token
 
 Flags (each also from its environment variable):
 ${flagsHelp("mcp")}`;
@@ -35,9 +35,15 @@ export async function mcpCommand(cl: CommandLine): Promise<number> {
   try {
     if (cl.get<string>("url") !== undefined) {
       const { url, headers } = remoteOf(cl);
+      const { relayMcpStdio } = await import("../mcp/stdio.js");
       await Promise.race([relayMcpStdio(url, headers), signalled]);
       return 0;
     }
+    // Loaded only here: the relay above must not load the database driver.
+    const [{ startClaw }, { serveMcpStdio }] = await Promise.all([
+      import("./start-claw.js"),
+      import("../mcp/stdio.js"),
+    ]);
     const claw = await startClaw(cl.clawOptions());
     try {
       await Promise.race([serveMcpStdio(claw), signalled]);

@@ -1,9 +1,10 @@
 /**
  * Where a client command finds the server and its token: --url / CLAW_URL; --token / CLAW_TOKEN,
- * else the token file beside the database (--db / CLAW_DB, default ./claw.db), which is sent only
+ * else --token-file / CLAW_TOKEN_FILE, else the token file beside the database (--db / CLAW_DB, default ./claw.db), which is sent only
  * to a loopback URL: a token read from disk never leaves the machine unless the user passes it.
  */
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { DEFAULTS } from "../../src/config/defaults.js";
 import { isLoopbackHost } from "../security.js";
 import type { CommandLine } from "./flags.js";
@@ -22,20 +23,30 @@ export interface Remote {
 export function remoteOf(cl: CommandLine): Remote {
   const url = cl.get<string>("url") ?? DEFAULTS.url;
   const explicit = cl.get<string>("token");
-  if (explicit)
-    return { url, headers: { authorization: `Bearer ${explicit}` }, authNote: "(the token from --token/CLAW_TOKEN)" };
+  if (explicit) {
+    const from = cl.given("token") ? "--token" : "CLAW_TOKEN";
+    return { url, headers: { authorization: `Bearer ${explicit}` }, authNote: `(the token from ${from})` };
+  }
+  const given = cl.get<string>("token-file");
+  if (given) {
+    // Named explicitly, so sent to any URL, as --token is.
+    const path = resolve(given);
+    const { token } = readTokenFile(path);
+    const from = cl.given("token-file") ? "--token-file" : "CLAW_TOKEN_FILE";
+    return { url, headers: { authorization: `Bearer ${token}` }, authNote: `(the token in ${path}, from ${from})` };
+  }
   const file = tokenFilePath(cl.get<string>("db") ?? DEFAULTS.db);
   if (!isLoopbackHost(new URL(url).host))
     return {
       url,
       headers: {},
-      authNote: `(no token sent: ${file ?? "a token file"} is sent only to loopback URLs; pass --token or CLAW_TOKEN)`,
+      authNote: `(no token sent: ${file ?? "a token file"} is sent only to loopback URLs; pass --token-file, --token or CLAW_TOKEN)`,
     };
   if (file === undefined || !existsSync(file))
     return {
       url,
       headers: {},
-      authNote: `(no token sent: no ${file ?? "token file"}; pass --db, --token or CLAW_TOKEN)`,
+      authNote: `(no token sent: no ${file ?? "token file"}; pass --db (the server's database), --token-file, --token or CLAW_TOKEN)`,
     };
   const { token } = readTokenFile(file);
   return { url, headers: { authorization: `Bearer ${token}` }, authNote: `(the token from ${file})` };

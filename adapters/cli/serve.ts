@@ -41,7 +41,9 @@ export async function serve(cl: CommandLine): Promise<number> {
   const listen = cl.get<ReturnType<typeof listenAddress>>("listen") ?? { host: undefined, port: 8000 };
   const choice: TokenChoice = {
     file: cl.get<string>("token-file"),
-    flag: cl.get<string>("token"),
+    fileFrom: cl.given("token-file") ? "--token-file" : "CLAW_TOKEN_FILE",
+    // --token and CLAW_TOKEN share a setting: only the flag itself is on the command line.
+    flag: cl.given("token") ? cl.get<string>("token") : undefined,
     // Read directly: the table treats an empty variable as unset, but CLAW_TOKEN= must be refused.
     env: process.env.CLAW_TOKEN,
   };

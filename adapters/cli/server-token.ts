@@ -42,9 +42,11 @@ export function readTokenFile(path: string): { token: string; warnings: string[]
 
 /** What the command line says about the token, before any file is touched. */
 export interface TokenChoice {
-  /** --token-file */
+  /** --token-file (or CLAW_TOKEN_FILE) */
   file?: string;
-  /** --token (undefined when not given; "" when given empty) */
+  /** Where `file` came from, for the banner. Default: "--token-file" */
+  fileFrom?: "--token-file" | "CLAW_TOKEN_FILE";
+  /** --token on the command line only (undefined when not given; "" when given empty) */
   flag?: string;
   /** CLAW_TOKEN (undefined when unset; "" when set empty) */
   env?: string;
@@ -79,7 +81,8 @@ export function resolveServerToken(choice: TokenChoice, db: string): ServerToken
   if (choice.file !== undefined) {
     const path = resolve(choice.file);
     const { token, warnings } = readTokenFile(path);
-    return { token, generated: false, banner: `in ${path} (--token-file)`, hint: `the token is in ${path}`, warnings };
+    const from = choice.fileFrom ?? "--token-file";
+    return { token, generated: false, banner: `in ${path} (${from})`, hint: `the token is in ${path}`, warnings };
   }
   if (choice.flag !== undefined) {
     return {

@@ -38,6 +38,19 @@ export const agentEventSchema = z.discriminatedUnion("type", [
     name: z.string(),
     args: z.unknown().describe("Parsed arguments (the raw text when not JSON)"),
   }),
+  event(
+    "tool_output",
+    "Output of a running tool call as it arrives (coalesced every 100 ms, at most 64 KiB per call; the whole output is in tool_execution_end's result).",
+    {
+      callId: z.string(),
+      stream: z.enum(["stdout", "stderr"]),
+      text: z.string(),
+      truncated: z
+        .boolean()
+        .optional()
+        .describe("The call's live output reached its cap: the rest is in the result only"),
+    },
+  ),
   event("tool_execution_end", "A tool call ended.", {
     callId: z.string(),
     name: z.string(),

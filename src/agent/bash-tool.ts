@@ -50,7 +50,11 @@ export async function runBashTool(
   bash: BashRunner,
   name: string,
   argsText: string,
-  opts: { signal: AbortSignal; contextEnv: Record<string, string | undefined> },
+  opts: {
+    signal: AbortSignal;
+    contextEnv: Record<string, string | undefined>;
+    onOutput?: (stream: "stdout" | "stderr", chunk: Buffer) => void;
+  },
 ): Promise<ToolOutcome> {
   if (name !== BASH_TOOL_NAME) return errorOutcome("unknown_tool", `no tool named ${name}; the only tool is bash`);
   const parsed = parseToolArgs(argsText);

@@ -73,13 +73,27 @@ export function resolveProvider(config: ProviderConfig, provider = config.provid
   const apiKey = (configured ? config.apiKey : undefined) ?? config.env[keyVar];
   if (!apiKey) {
     // A served claw (url set) is fixed on the server; an embedded one by its own program.
+    // Without any key, the demo provider still runs sessions and tasks end to end: say how.
     const fix = config.url
       ? `set ${keyVar} in the environment of the tsclaw server at ${config.url} and restart it`
       : `set ${keyVar} in this process's environment, or pass apiKey to createClaw()`;
-    throw new ClawError("provider_auth_missing", `no API key for provider ${provider}: ${fix}`, {
-      provider,
-      variable: keyVar,
-    });
+    const demo = config.url
+      ? `restart it with --model-provider demo (CLAW_MODEL_PROVIDER=demo), or pass "provider": "demo" to start_session or run_task`
+      : `use createClaw({ provider: "demo" }) (tsclaw: --model-provider demo, or CLAW_MODEL_PROVIDER=demo), or provider: "demo" in start_session or run_task`;
+    throw new ClawError(
+      "provider_auth_missing",
+      `no API key for provider ${provider}: ${fix}. Without a key, ${demo}: the built-in demo model (offline, no LLM) runs one bash command per prompt`,
+      {
+        provider,
+        variable: keyVar,
+        keyVariables: Object.values(PROVIDERS)
+          .map((p) => p.keyVar)
+          .filter(Boolean),
+        keyless: config.url
+          ? { args: { provider: "demo" }, flag: "--model-provider demo", env: "CLAW_MODEL_PROVIDER=demo" }
+          : { args: { provider: "demo" }, createClaw: { provider: "demo" }, env: "CLAW_MODEL_PROVIDER=demo" },
+      },
+    );
   }
   const baseURL = (configured ? config.baseURL : undefined) ?? PROVIDERS[provider]?.baseURL;
   if (!baseURL)
@@ -97,7 +111,7 @@ export function providerKeyStatus(config: { provider: string; apiKey?: string; e
   if (config.apiKey) return "given in options";
   return config.env[keyVar]
     ? `${keyVar} found`
-    : `${keyVar} missing: session and task operations will fail with provider_auth_missing; everything else works`;
+    : `${keyVar} missing: sessions and tasks fail with provider_auth_missing (everything else works); without a key, restart with --model-provider demo`;
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import type { AgentRunContext, AgentRunDeps } from "./agent-run.js";
 import { parseToolArgs, runBashTool, type ToolOutcome } from "./bash-tool.js";
+import { LiveOutput } from "./live-output.js";
 import type { ModelCall } from "./output-items.js";
 import { eventSizedResult } from "./run-events.js";
 
@@ -62,13 +63,20 @@ export async function runCalls(deps: AgentRunDeps, ctx: AgentRunContext, calls: 
       name: call.name,
       args: parsed.error ? call.arguments : parsed.args,
     });
+    const live = new LiveOutput((chunk) => events.emit({ type: "tool_output", callId: call.callId, ...chunk }));
     let outcome: ToolOutcome;
     try {
-      outcome = await runBashTool(deps.bash, call.name, call.arguments, { signal: ctx.signal, contextEnv });
+      outcome = await runBashTool(deps.bash, call.name, call.arguments, {
+        signal: ctx.signal,
+        contextEnv,
+        onOutput: (stream, chunk) => live.push(stream, chunk),
+      });
     } catch (err) {
+      live.flush();
       await finish(call, CANCELLED);
       throw err;
     }
+    live.flush(); // the output before the result that holds it
     await finish(call, outcome);
   }
   return ran;

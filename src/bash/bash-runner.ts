@@ -17,6 +17,16 @@ import { killAllMarked, MARKER_VAR, markedOwners, markerEntry, ownerPrefix } fro
 import type { AppliedSandbox } from "./sandbox.js";
 import { TailBuffer } from "./tail-buffer.js";
 
+/** Per-call options of {@link BashRunner.run}. */
+export interface BashRunOptions {
+  /** Ends the call (its processes are killed). Default: none */
+  signal?: AbortSignal;
+  /** Variables added to the script's environment, such as CLAW_SESSION_ID. Default: none */
+  contextEnv?: Record<string, string | undefined>;
+  /** Called with each chunk of output as it arrives. Default: none */
+  onOutput?: (stream: "stdout" | "stderr", chunk: Buffer) => void;
+}
+
 /** Limits of the bash runner. */
 export interface BashRunnerOptions {
   /** Max bash processes at once; more get `too_many_requests`. Default: 32. */
@@ -114,11 +124,11 @@ export class BashRunner {
     if (this.keptBackground) killAllMarked(ownerPrefix(this.owner));
   }
 
-  /** Runs `req`; `contextEnv` adds variables such as CLAW_SESSION_ID. */
-  async run(
-    req: BashRequest,
-    opts: { signal?: AbortSignal; contextEnv?: Record<string, string | undefined> } = {},
-  ): Promise<BashResult> {
+  /**
+   * Runs `req`; `contextEnv` adds variables such as CLAW_SESSION_ID; `onOutput` sees every chunk
+   * of output as it arrives (the agent shows a running command's output live with it).
+   */
+  async run(req: BashRequest, opts: BashRunOptions = {}): Promise<BashResult> {
     if (opts.signal?.aborted) throw new ClawError("cancelled", "the caller went away before bash started");
     if (this.active >= this.maxConcurrent) {
       throw new ClawError(
@@ -137,11 +147,7 @@ export class BashRunner {
     }
   }
 
-  private async runCall(
-    req: BashRequest,
-    events: PreparedEvents,
-    opts: { signal?: AbortSignal; contextEnv?: Record<string, string | undefined> },
-  ): Promise<BashResult> {
+  private async runCall(req: BashRequest, events: PreparedEvents, opts: BashRunOptions): Promise<BashResult> {
     const mark = `${this.owner}:${process.pid}.${++this.calls}`;
     const env = buildBashEnv(
       this.options.baseEnv ?? process.env,
@@ -175,10 +181,12 @@ export class BashRunner {
         onStdout: (c) => {
           stdout.push(c);
           outLines?.push(c);
+          opts.onOutput?.("stdout", c);
         },
         onStderr: (c) => {
           stderr.push(c);
           errLines?.push(c);
+          opts.onOutput?.("stderr", c);
         },
       });
     } catch (err) {

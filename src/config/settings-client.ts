@@ -24,6 +24,15 @@ export const CLIENT_SETTINGS: readonly AnySetting[] = [
     parse: text,
   }),
   setting({
+    flag: "token-file",
+    env: "CLAW_TOKEN_FILE",
+    value: "F",
+    help: "file holding the bearer token, e.g. /abs/path/claw.db.token (sent to any URL, like --token)",
+    default: "",
+    commands: [...CLIENT, "mcp"],
+    parse: text,
+  }),
+  setting({
     flag: "db",
     env: "CLAW_DB",
     value: "PATH",

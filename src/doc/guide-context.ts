@@ -62,7 +62,7 @@ export function serverSection(config: GuideConfig): string {
         ? "given to the server directly"
         : config.env[keyVar]
           ? `\`${keyVar}\` is set`
-          : `\`${keyVar}\` is not set: \`prompt\`, \`run_task\` and \`compact\` fail with \`provider_auth_missing\` until it is`;
+          : `\`${keyVar}\` is not set: \`prompt\`, \`run_task\` and \`compact\` fail with \`provider_auth_missing\` until it is. Without a key, pass \`"provider": "demo"\` to \`start_session\` or \`run_task\`, or restart the server with \`--model-provider demo\`: the built-in demo model (offline, no LLM) runs one bash command per prompt`;
   const l = config.limits;
   const retention = [
     config.retention.maxEvents !== undefined && `the newest ${config.retention.maxEvents} events per bus`,

@@ -68,7 +68,24 @@ function curlFor(entry: CatalogEntry, url: string): string {
   ].join("\n");
 }
 
-function opSection(entry: CatalogEntry, def: AnyOpDef, url: string, shapes: ShapeIndex): string {
+/**
+ * The example of one operation: its curl line when the section is read alone (`?op=`); in the
+ * whole guide, only the request body (every curl line would repeat the same URL and headers,
+ * which "Calling an operation" gives once: ~12 KB of the guide).
+ */
+function exampleFor(entry: CatalogEntry, url: string, alone: boolean): string[] {
+  if (alone) return ["Example:", "", curlFor(entry, url), ""];
+  return [
+    "Example body of `POST /do`:",
+    "",
+    "```json",
+    JSON.stringify({ op: entry.name, args: entry.example }),
+    "```",
+    "",
+  ];
+}
+
+function opSection(entry: CatalogEntry, def: AnyOpDef, url: string, shapes: ShapeIndex, alone: boolean): string {
   const parts = [`### \`${entry.name}\``, "", entry.summary, ""];
   if (entry.aliases.length) parts.push(`Aliases: ${entry.aliases.map((a) => `\`${a}\``).join(", ")}.`, "");
   if (def.notes) parts.push(def.notes, "");
@@ -88,7 +105,7 @@ function opSection(entry: CatalogEntry, def: AnyOpDef, url: string, shapes: Shap
       "```",
       "",
     );
-  } else parts.push("Example:", "", curlFor(entry, url), "");
+  } else parts.push(...exampleFor(entry, url, alone));
   return parts.join("\n");
 }
 
@@ -144,12 +161,13 @@ export function renderGuide(ops: readonly AnyOpDef[], config: GuideConfig, selec
       .join(", "),
   };
   const shapes = new ShapeIndex();
-  const opText = (def: AnyOpDef) => opSection(entries.find((e) => e.name === def.name)!, def, vars.URL!, shapes);
+  const opText = (def: AnyOpDef, alone = false) =>
+    opSection(entries.find((e) => e.name === def.name)!, def, vars.URL!, shapes, alone);
   if (select.op !== undefined && select.section !== undefined)
     throw new ClawError("invalid_args", "give op or section, not both", {
       issues: [{ path: "section", message: "op and section exclude each other" }],
     });
-  if (select.op !== undefined) return fillVars(opText(opByName(ops, select.op)), vars);
+  if (select.op !== undefined) return fillVars(opText(opByName(ops, select.op), true), vars);
   if (select.section !== undefined) {
     const render = Object.hasOwn(SECTIONS, select.section) ? SECTIONS[select.section] : undefined;
     if (!render) {
@@ -166,7 +184,7 @@ export function renderGuide(ops: readonly AnyOpDef[], config: GuideConfig, selec
   out.push(
     "## Operations",
     "",
-    "Every operation with its arguments (defaults applied when omitted), result, errors and an example.",
+    'Every operation with its arguments (defaults applied when omitted), result, errors and an example request body (`POST /do` as in "Calling an operation"; `GET /doc?op=<name>` gives one operation with its curl line).',
     "",
   );
   for (const group of Object.keys(GROUP_TITLES) as OpGroup[]) {

@@ -15,7 +15,10 @@ export function typeLabel(s: Schema | undefined): string {
   if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(" | ");
   if (s.const !== undefined) return JSON.stringify(s.const);
   const union = variants(s);
-  if (union) return [...new Set(union.map(typeLabel))].join(" | ");
+  if (union) {
+    const labels = [...new Set(union.map(typeLabel))];
+    return labels.length >= 6 && labels.includes("object") && labels.includes("null") ? "any" : labels.join(" | ");
+  }
   if (typeof s.$ref === "string") return "object";
   const t = s.type;
   if (t === "array") {

@@ -1,5 +1,6 @@
 /** The JSON Schema catalog of every operation, derived from the registry's zod schemas. */
 import { z } from "zod";
+import { leanSchema } from "./json-schema.js";
 import { type AnyOpDef, opFlagsSchema, opScopeSchema } from "./registry.js";
 
 /** One catalog entry: an operation as clients see it. */
@@ -24,11 +25,14 @@ export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
 
 const cache = new WeakMap<readonly AnyOpDef[], CatalogEntry[]>();
 
-/** JSON Schema of a zod schema, as a client sends it (input) or receives it (output). */
+/**
+ * JSON Schema of a zod schema, as a client sends it (input) or receives it (output), in the
+ * lean, warning-free form of {@link leanSchema} (no `type` arrays, no empty schemas).
+ */
 export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const js = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
   delete js.$schema;
-  return js;
+  return leanSchema(js);
 }
 
 /** The catalog, computed once per registry. */

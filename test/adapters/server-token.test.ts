@@ -133,8 +133,14 @@ describe("serve: the server token", () => {
 
     const fromEnv = await serve(":memory:", [], { CLAW_TOKEN: "from-env" });
     expect(fromEnv.stderr()).not.toContain("from-env");
+    // Named by its real source, with no warning about a command line it never was on.
+    expect(fromEnv.stderr()).toMatch(/^ {2}token: {4}from CLAW_TOKEN$/m);
+    expect(fromEnv.stderr()).not.toContain("--token puts the token on the command line");
+    const fromFlag = await serve(":memory:", ["--token", "from-flag"]);
+    expect(fromFlag.stderr()).toMatch(/^ {2}token: {4}from --token$/m);
+    expect(fromFlag.stderr()).toContain("--token puts the token on the command line");
     expect((await post(fromEnv.url, { authorization: "Bearer from-env" })).status).toBe(200);
-  });
+  }, 60_000);
 
   it("--insecure-loopback is the explicit, printed opt-out for loopback peers", async () => {
     const s = await serve(":memory:", ["--insecure-loopback"]);

@@ -158,6 +158,9 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
   try {
     const r = runner(binDir, dir);
     if (r.owner) chownSync(dir, r.owner.uid, r.owner.gid);
+    const stopArgs = (mode: string) => ["-D", data, "-m", mode, "-w", "-t", "60", "stop"];
+    // From the start: a process killed during initdb leaves no directory behind either.
+    watchdog = startWatchdog(r.argv("pg_ctl", stopArgs("immediate")), dir);
     r.run("initdb", ["-D", data, "-A", "trust", "-U", role, "-E", "UTF8", "--locale=C", "--no-sync"]);
     const version = Number(readFileSync(join(data, "PG_VERSION"), "utf8").trim());
     const settings = [
@@ -165,7 +168,6 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
       "listen_addresses=127.0.0.1",
       ...(options.durable ? [] : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"]),
     ];
-    const stopArgs = (mode: string) => ["-D", data, "-m", mode, "-w", "-t", "60", "stop"];
     // The port is free when picked but another process may take it before postgres binds it: retry.
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
@@ -176,7 +178,6 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
         if (attempt < 3 && /could not bind|already in use/i.test(logTail(log))) continue;
         throw new Error(`PostgreSQL did not start: ${(err as Error).message}\n${logTail(log)}`);
       }
-      watchdog = startWatchdog(r.argv("pg_ctl", stopArgs("immediate")), dir);
       let stopped: Promise<void> | undefined;
       return {
         url: `postgres://${role}@127.0.0.1:${port}/postgres`,
@@ -186,11 +187,13 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
         version,
         stop() {
           stopped ??= (async () => {
-            killWatchdog(watchdog);
+            // The watchdog goes last: if this process is killed while stopping (a second Ctrl-C,
+            // npm or tsx giving up on it), the watchdog still stops the server and removes `dir`.
             try {
               r.run("pg_ctl", stopArgs("fast"));
             } finally {
               remove();
+              killWatchdog(watchdog);
             }
           })();
           return stopped;

@@ -91,6 +91,7 @@ describe("agent loop", () => {
       "response.function_call_arguments.done",
       "response.output_item.done",
       "tool_execution_start",
+      "tool_output",
       "tool_execution_end",
       "turn_start",
       "message",
@@ -100,6 +101,12 @@ describe("agent loop", () => {
     expect(argDeltas.join("")).toBe(JSON.stringify({ script: "echo hello-from-bash" }));
     const start = events.find((e) => e.type === "tool_execution_start");
     expect(start).toMatchObject({ name: "bash", args: { script: "echo hello-from-bash" } });
+    // The output as it arrived, before the result.
+    expect(events.find((e) => e.type === "tool_output")).toMatchObject({
+      callId: start.callId,
+      stream: "stdout",
+      text: "hello-from-bash\n",
+    });
     const end = events.find((e) => e.type === "tool_execution_end");
     expect(end).toMatchObject({
       callId: start.callId,

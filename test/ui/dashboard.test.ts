@@ -193,6 +193,51 @@ test("abort from the session page stops the run", async () => {
   await clean(w);
 });
 
+test("a running command's output shows as it arrives, before the command ends", async () => {
+  const s = await doOk("start_session", { sessionKey: "ui-output" });
+  const w = await open(`#/session/${s.sessionId}`);
+  await w.page.waitForSelector("form.prompt");
+  // The first line comes at once; the command then runs for a minute.
+  const run = serve.op("prompt", { session: s.sessionId, message: "go `echo first-line-now; sleep 60; echo never`" });
+  await w.page.waitForSelector(".msg.tool .result.running pre.live-output:has-text('first-line-now')", {
+    timeout: 15_000,
+  });
+  expect((await doOk("get_state", { session: s.sessionId })).isRunning).toBe(true); // still running
+  expect(await w.page.locator(".msg.tool .result.running").count()).toBe(1);
+  await doOk("abort", { session: s.sessionId });
+  await run;
+  await clean(w);
+});
+
+test("no Loading… under the token box; sessions and buses appear without a Refresh click; long JSON wraps", async () => {
+  const w = await watchedPage(browser);
+  pages.push(w);
+  await w.page.goto(`${serve.url}/ui#/sessions`); // no token: the token box
+  await w.page.waitForSelector("form.token-box");
+  expect(await w.page.locator("text=Loading").count()).toBe(0);
+  await w.page.fill("form.token-box input[name=token]", serve.token);
+  await w.page.click("form.token-box button[type=submit]");
+  await w.page.waitForSelector("table.sessions");
+  await doOk("start_session", { sessionKey: "appears-by-itself" });
+  await w.page.waitForSelector("table.sessions td:has-text('appears-by-itself')", { timeout: 10_000 });
+  await w.page.evaluate(() => (location.hash = "#/buses"));
+  await w.page.waitForSelector("table.buses");
+  const long = { text: "x".repeat(3000), list: Array.from({ length: 200 }, (_, i) => `item-${i}`) };
+  await doOk("out", { bus: "wide", payload: long });
+  await w.page.waitForSelector("tr[data-bus=wide]", { timeout: 10_000 });
+  await w.page.evaluate(() => (location.hash = "#/bus/wide"));
+  await w.page.waitForSelector("ol.events li button");
+  await w.page.click("ol.events li button");
+  await w.page.waitForSelector("pre.json");
+  // Nothing wider than the window: no horizontal scrolling.
+  const widths = await w.page.evaluate(() => ({
+    page: (document as any).documentElement.scrollWidth as number,
+    window: (globalThis as any).innerWidth as number,
+  }));
+  expect(widths.page).toBeLessThanOrEqual(widths.window);
+  await clean(w);
+});
+
 test("a bus tail shows new events live, pretty-prints a payload, pauses and resumes", async () => {
   for (let n = 1; n <= 3; n++) await doOk("out", { bus: "web", payload: { n } });
   const w = await open("#/bus/web");

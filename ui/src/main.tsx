@@ -3,4 +3,6 @@ import { render } from "preact";
 import { App } from "./app.js";
 import "../style.css";
 
-render(<App />, document.getElementById("app")!);
+const root = document.getElementById("app")!;
+root.textContent = ""; // the static "Loading…" placeholder: Preact renders beside it, not over it
+render(<App />, root);

@@ -1,8 +1,12 @@
-/** Buses: every bus with its first and last seq and its event count; each opens its tail. */
+/**
+ * Buses: every bus with its first and last seq and its event count; each opens its tail. The
+ * list stays current by itself (task changes and a reload every few seconds).
+ */
 import { useEffect, useState } from "preact/hooks";
 import type { OpOutput } from "../../../src/client.js";
 import { useConnection } from "../connection.js";
 import { ErrorNote } from "../parts/common.js";
+import { useLiveReload } from "../parts/use-live-reload.js";
 import { href } from "../route.js";
 
 type BusInfo = OpOutput<"list_buses">["buses"][number];
@@ -13,9 +17,9 @@ export function BusesView() {
   const [buses, setBuses] = useState<BusInfo[]>();
   const [error, setError] = useState<unknown>();
   const [stamp, setStamp] = useState(0);
-  useEffect(() => {
-    claw.call("list_buses", {}).then((r) => setBuses(r.buses), setError);
-  }, [claw, stamp]);
+  const load = () => claw.call("list_buses", {}).then((r) => setBuses(r.buses), setError);
+  useEffect(() => void load(), [claw, stamp]);
+  useLiveReload(load);
   return (
     <div>
       <h2>

@@ -17,8 +17,14 @@ interface BashResult {
   error?: { code: string; message: string };
 }
 
-function ToolResult({ m }: { m: Message | undefined }) {
-  if (!m) return <p class="sub">running…</p>;
+function ToolResult({ m, output }: { m: Message | undefined; output?: string }) {
+  if (!m)
+    return (
+      <div class="result running">
+        <span class="sub">running…</span>
+        {output ? <pre class="out live-output">{output}</pre> : null}
+      </div>
+    );
   const r = (m.result ?? {}) as BashResult;
   if (r.error)
     return (
@@ -38,7 +44,7 @@ function ToolResult({ m }: { m: Message | undefined }) {
   );
 }
 
-function ToolCall({ m, result }: { m: Message; result: Message | undefined }) {
+function ToolCall({ m, result, output }: { m: Message; result: Message | undefined; output?: string }) {
   const args = m.args as { script?: string } | undefined;
   return (
     <div class="msg tool" data-role="tool_call">
@@ -50,13 +56,16 @@ function ToolCall({ m, result }: { m: Message; result: Message | undefined }) {
       ) : (
         <pre class="json">{pretty(m.args)}</pre>
       )}
-      <ToolResult m={result} />
+      <ToolResult m={result} output={output} />
     </div>
   );
 }
 
-/** The messages, with results folded under their calls. */
-export function Messages({ messages }: { messages: Message[] }) {
+/**
+ * The messages, with results folded under their calls; `running` holds the output so far of
+ * calls that have no result yet, by callId.
+ */
+export function Messages({ messages, running }: { messages: Message[]; running?: Map<string, string> }) {
   const results = new Map(messages.filter((m) => m.role === "tool_result").map((m) => [m.callId, m]));
   return (
     <div class="messages">
@@ -66,7 +75,15 @@ export function Messages({ messages }: { messages: Message[] }) {
             messages.some((c) => c.role === "tool_call" && c.callId === m.callId) ? null : (
             <ToolResult key={m.id} m={m} />
           );
-        if (m.role === "tool_call") return <ToolCall key={m.id} m={m} result={results.get(m.callId)} />;
+        if (m.role === "tool_call")
+          return (
+            <ToolCall
+              key={m.id}
+              m={m}
+              result={results.get(m.callId)}
+              output={m.callId ? running?.get(m.callId) : undefined}
+            />
+          );
         if (m.role === "reasoning")
           return m.text ? (
             <div key={m.id} class="msg reasoning" data-role="reasoning">

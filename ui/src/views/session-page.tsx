@@ -30,6 +30,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [state, setState] = useState<State>();
   const [messages, setMessages] = useState<Message[]>([]);
   const [live, setLive] = useState<LiveEvent[]>([]);
+  // Output of the tool calls still running, by callId, from their tool_output events.
+  const [running, setRunning] = useState<Map<string, string>>(new Map());
   const [error, setError] = useState<unknown>();
   const [sending, setSending] = useState(false);
   const last = useRef(0);
@@ -57,6 +59,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     let gone = false;
     setMessages([]);
     setLive([]);
+    setRunning(new Map());
     (async () => {
       const s = await claw.call("get_state", { session: sessionId });
       if (gone) return;
@@ -66,6 +69,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         const p = e.payload as { sessionId?: string; type?: string; role?: string; text?: string; name?: string };
         if (!p || p.sessionId !== sessionId) return;
         const type = p.type ?? "event";
+        const out = p as { callId?: string; text?: string; truncated?: boolean };
+        if (type === "tool_output" && out.callId) {
+          const more = `${out.text ?? ""}${out.truncated ? "\n… (the rest is in the result when the command ends)" : ""}`;
+          setRunning((m) => new Map(m).set(out.callId!, `${m.get(out.callId!) ?? ""}${more}`));
+        }
         setLive((l) => [...l.slice(-(LIVE_KEEP - 1)), { seq: e.seq, ts: e.ts, type, text: preview(e.payload, 200) }]);
         if (CHANGES.has(type)) {
           void readNew();
@@ -135,7 +143,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               Earlier messages
             </button>
           ) : null}
-          <Messages messages={messages} />
+          <Messages messages={messages} running={running} />
           <form
             class="prompt"
             onSubmit={(e) => {

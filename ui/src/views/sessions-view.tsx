@@ -1,9 +1,13 @@
-/** Sessions: newest first, 50 per page (the cursor gives more), with whether each runs now. */
+/**
+ * Sessions: newest first, 50 per page (the cursor gives more), with whether each runs now; the
+ * first page stays current by itself (task changes and a reload every few seconds).
+ */
 import { useEffect, useState } from "preact/hooks";
 import type { OpOutput } from "../../../src/client.js";
 import { useConnection } from "../connection.js";
 import { clock } from "../format.js";
 import { ErrorNote } from "../parts/common.js";
+import { useLiveReload } from "../parts/use-live-reload.js";
 import { href } from "../route.js";
 
 type SessionRow = OpOutput<"list_sessions">["sessions"][number];
@@ -23,6 +27,10 @@ export function SessionsView() {
       setError(undefined);
     }, setError);
   useEffect(() => void page(), [claw, stamp]);
+  // Only while the first page is all that is shown: a reader paging through older ones keeps them.
+  useLiveReload(() => {
+    if (rows.length <= 50) void page();
+  });
 
   return (
     <div>
