@@ -108,6 +108,18 @@ function decodeBusName(raw: string): string {
   }
 }
 
+/** The whole body of a healthy `GET /health`: no version, instance or path for peers without the token. */
+const HEALTHY = JSON.stringify({ ok: true });
+
+/**
+ * Whether the server can serve, for `GET /health`: throws the error to answer when it cannot
+ * (a server whose database files were deleted must say it cannot store), else resolves.
+ */
+async function healthCheck(claw: Claw): Promise<void> {
+  if (claw.services.storage.lost !== undefined) throw claw.services.storage.error();
+  await claw.ready();
+}
+
 /** The request handler; usable with any node:http server. */
 export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: AccessPolicy }) {
   const policy = options.policy;
@@ -120,16 +132,11 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
     const route = `${req.method} ${url.pathname}`;
     if (applyCors(req, res, policy)) return;
     if (route === "GET /health") {
-      // Up is not enough: a server whose database files were deleted must say it cannot store.
-      if (claw.services.storage.lost !== undefined) return sendError(res, claw.services.storage.error());
-      await claw.ready(); // the instance id is known once the claw has started
-      return send(
-        res,
-        200,
-        JSON.stringify({ ok: true, instance: claw.identity.instance, version: claw.identity.version }),
-      );
+      await healthCheck(claw);
+      return send(res, 200, HEALTHY);
     }
     if (route === "GET /doc") {
+      checkAccess(req, policy, { stream: false, scoped: claw.services.tokens });
       if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
       const op = url.searchParams.get("op") ?? undefined;
       const section = url.searchParams.get("section") ?? undefined;

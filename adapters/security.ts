@@ -17,8 +17,8 @@ export interface AccessPolicy {
   /** The server token every peer must present. */
   token: string;
   /**
-   * Where a caller on this machine finds the token, for 401 messages and /doc (e.g. "the file
-   * /srv/claw.db.token"). Peers on other machines are not told.
+   * Where the token is (e.g. "the token is in /srv/claw.db.token"), for /doc, which only peers
+   * holding a token read. A 401 never shows it.
    */
   tokenHint: string;
   /** True: loopback peers may call without the token (an explicit, single-user opt-out). */
@@ -31,7 +31,7 @@ export interface AccessPolicy {
 export interface AccessPolicyOptions {
   /** The token. Default: 32 random bytes (read it from `policy.token`) */
   token?: string;
-  /** Where the token is, shown to loopback callers that lack it. Default: a generic sentence */
+  /** Where the token is, shown in /doc (never in a 401). Default: a generic sentence */
   tokenHint?: string;
   /** Let loopback peers in without the token. Default: false */
   insecureLoopback?: boolean;
@@ -167,9 +167,14 @@ export interface AccessGrant {
   scoped?: ScopedGrant;
 }
 
-function unauthorized(message: string, loopback: boolean, policy: AccessPolicy): ClawError {
-  // A peer elsewhere learns nothing about where the token lives on this machine.
-  const where = loopback ? ` (${policy.tokenHint})` : "";
+/** What a loopback peer without the token is told: where to look, never the token file's path. */
+const LOCAL_TOKEN_HINT =
+  "tsclaw serve printed where its token is when it started; tsclaw do, tail and mcp read it by themselves";
+
+function unauthorized(message: string, loopback: boolean): ClawError {
+  // The path of the token file is for callers holding the token (/doc): an unauthenticated
+  // peer, even on this machine, learns only where to look; a peer elsewhere not even that.
+  const where = loopback ? ` (${LOCAL_TOKEN_HINT})` : "";
   return new ClawError("unauthorized", `${message}: send Authorization: Bearer <token>${where}`);
 }
 
@@ -192,17 +197,13 @@ export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: A
   const ticket = queryParam(req, "ticket");
   if (ticket !== null) {
     if (!(route.tickets && route.stream && req.method === "GET"))
-      throw unauthorized("?ticket= is accepted only on GET streams (SSE, WebSocket)", loopback, policy);
+      throw unauthorized("?ticket= is accepted only on GET streams (SSE, WebSocket)", loopback);
     if (route.tickets.consume(ticket)) return {}; // the minter's rights: only the server token may mint
-    throw unauthorized(
-      "this ticket is unknown, used or expired (a ticket opens one stream within 60 s)",
-      loopback,
-      policy,
-    );
+    throw unauthorized("this ticket is unknown, used or expired (a ticket opens one stream within 60 s)", loopback);
   }
   const given = presented(req);
   if (given.token !== undefined && given.inQuery && !(route.stream && req.method === "GET"))
-    throw unauthorized("?token= is accepted only on GET streams (SSE, WebSocket)", loopback, policy);
+    throw unauthorized("?token= is accepted only on GET streams (SSE, WebSocket)", loopback);
   if (
     given.token !== undefined &&
     (given.inQuery ? tokenMatches(given.token, policy.token) : serverTokenMatches(req, given.token, policy))
@@ -216,11 +217,10 @@ export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: A
     throw unauthorized(
       "this scoped token is unknown or its run has ended (it is valid only while its run lasts)",
       loopback,
-      policy,
     );
   }
   if (given.token === undefined && loopback && policy.insecureLoopback) return {};
-  throw unauthorized(given.token === undefined ? "this server needs a token" : "wrong token", loopback, policy);
+  throw unauthorized(given.token === undefined ? "this server needs a token" : "wrong token", loopback);
 }
 
 function originAllowed(origin: string, host: string | undefined, policy: AccessPolicy): boolean {

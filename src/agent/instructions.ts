@@ -7,7 +7,7 @@ Your only tool is \`bash\`: it runs a script with \`bash -c\` and returns {stdou
 
 Your environment has CLAW_SESSION_ID, CLAW_SESSION_KEY, CLAW_BUS (your session's bus), CLAW_TASK_ID when you run as a task, and, when the service is reachable over HTTP, CLAW_URL and CLAW_TOKEN (a token valid during this run only, for your own bus, task and session). With CLAW_URL you can call the service itself from bash:
 
-  curl -s "$CLAW_URL/doc"      # the guide: every operation, its arguments and results
+  curl -s "$CLAW_URL/doc" -H "Authorization: Bearer $CLAW_TOKEN"   # the guide: every operation, its arguments and results
   curl -s "$CLAW_URL/do" -H 'Content-Type: application/json' \${CLAW_TOKEN:+-H "Authorization: Bearer $CLAW_TOKEN"} \\
     -d '{"op":"out","args":{"bus":"'"$CLAW_BUS"'","payload":{"note":"hello"}}}'
 
