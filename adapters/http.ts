@@ -136,7 +136,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       return send(res, 200, HEALTHY);
     }
     if (route === "GET /doc") {
-      checkAccess(req, policy, { stream: false, scoped: claw.services.tokens });
+      checkAccess(req, policy, { stream: false, scoped: claw.services.tokens, tickets: claw.services.tickets });
       if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
       const op = url.searchParams.get("op") ?? undefined;
       const section = url.searchParams.get("section") ?? undefined;
@@ -147,13 +147,18 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       return serveUi(url.pathname, req, res, uiDir);
     if (options.ui !== false && route === "GET /favicon.ico") return serveUi("/ui/favicon.svg", req, res, uiDir);
     if (url.pathname === "/do") {
-      const grant = checkAccess(req, policy, { stream: false, scoped: claw.services.tokens });
+      const grant = checkAccess(req, policy, {
+        stream: false,
+        scoped: claw.services.tokens,
+        tickets: claw.services.tickets,
+      });
       if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
       return handleDo(claw, req, res, limit, grant);
     }
     if (url.pathname === "/mcp" && mcp) {
       try {
-        checkAccess(req, policy, { stream: false }); // MCP clients send headers, never ?token=
+        // MCP clients send headers, never ?token=; a ticket tried here is used up all the same.
+        checkAccess(req, policy, { stream: false, tickets: claw.services.tickets });
       } catch (err) {
         // MCP clients start their auth flow from this header.
         if (err instanceof ClawError && err.code === "unauthorized") res.setHeader("www-authenticate", "Bearer");

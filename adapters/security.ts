@@ -155,7 +155,11 @@ export interface AccessRoute {
    * for routes whose calls do not all pass through the dispatcher with the grant (MCP).
    */
   scoped?: ScopedTokens;
-  /** Single-use tickets this route accepts as `?ticket=` (GET streams only). Default: none */
+  /**
+   * The claw's single-use stream tickets. A `?ticket=` opens only a GET stream, but it is used
+   * up wherever it is tried (a ticket that leaked into a URL is gone once anyone tried it).
+   * Default: none (a ticket is then refused without being used up)
+   */
   tickets?: StreamTickets;
 }
 
@@ -196,9 +200,13 @@ export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: A
   }
   const ticket = queryParam(req, "ticket");
   if (ticket !== null) {
-    if (!(route.tickets && route.stream && req.method === "GET"))
-      throw unauthorized("?ticket= is accepted only on GET streams (SSE, WebSocket)", loopback);
-    if (route.tickets.consume(ticket)) return {}; // the minter's rights: only the server token may mint
+    const valid = route.tickets?.consume(ticket) ?? false;
+    if (!(route.stream && req.method === "GET"))
+      throw unauthorized(
+        "?ticket= is accepted only on GET streams (SSE, WebSocket); this one is now used up",
+        loopback,
+      );
+    if (valid) return {}; // the minter's rights: only the server token may mint
     throw unauthorized("this ticket is unknown, used or expired (a ticket opens one stream within 60 s)", loopback);
   }
   const given = presented(req);
