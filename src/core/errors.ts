@@ -205,16 +205,6 @@ export interface WireError {
 
 /** Every failure tsclaw reports, in process and on the wire, is a `ClawError` with a `code`. */
 export class ClawError extends Error {
-  /**
-   * One class however many copies are loaded: `tsclaw` and `tsclaw/client` are separate bundles
-   * (ESM and CommonJS each), and each holds its own copy of this class. Every copy brands its
-   * instances with the same registered symbol, and `instanceof` any copy checks the brand.
-   */
-  static override [Symbol.hasInstance](value: unknown): value is ClawError {
-    if (this !== ClawError) return Function.prototype[Symbol.hasInstance].call(this, value); // a subclass
-    return typeof value === "object" && value !== null && CLAW_ERROR_BRAND in value;
-  }
-
   readonly code: ErrorCode;
   readonly details?: Record<string, unknown>;
   /** Overrides the table's default when a particular failure is (not) worth retrying. */
@@ -241,9 +231,20 @@ export class ClawError extends Error {
   }
 }
 
-/** The brand every copy of ClawError puts on its prototype (`Symbol.for`: the same in every bundle and realm). */
+/**
+ * One class however many copies are loaded: `tsclaw` and `tsclaw/client` are separate bundles
+ * (ESM and CommonJS each), each with its own copy of ClawError. Every copy brands its prototype
+ * with the same registered symbol (`Symbol.for`: one in every bundle and realm), and `instanceof`
+ * any copy checks the brand; a subclass keeps the ordinary prototype check.
+ */
 const CLAW_ERROR_BRAND = Symbol.for("tsclaw.ClawError");
 Object.defineProperty(ClawError.prototype, CLAW_ERROR_BRAND, { value: true });
+Object.defineProperty(ClawError, Symbol.hasInstance, {
+  value: function hasInstance(this: unknown, value: unknown): boolean {
+    if (this !== ClawError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && CLAW_ERROR_BRAND in value;
+  },
+});
 
 /** HTTP status for a code. */
 export function httpStatus(code: ErrorCode): number {
