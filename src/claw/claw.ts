@@ -9,6 +9,7 @@ import { BashRunner } from "../bash/bash-runner.js";
 import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "../bash/sandbox.js";
 import { BusService } from "../bus/bus-service.js";
 import { type ClawConfig, type ClawOptions, resolveConfig } from "../config/claw-config.js";
+import { abortable } from "../core/abortable.js";
 import { CallRegistry } from "../core/call-registry.js";
 import { ClawError } from "../core/errors.js";
 import type { OpenedStream } from "../core/stream.js";
@@ -140,7 +141,11 @@ export function createClaw(options: ClawOptions = {}): Claw {
     ops: OPS,
   };
   const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs, [telemetryMiddleware]);
-  const call = ((name: string, args: unknown, ctx?: CallContext) => dispatcher.call(name, args, ctx)) as Caller;
+  // A caller's aborted signal rejects the call at once with its reason; the dispatcher's linked
+  // signal ends the work (a wait abandoned, bash killed) on its own.
+  const untypedCall = (name: string, args: unknown, ctx?: CallContext) =>
+    abortable(ctx?.signal, () => dispatcher.call(name, args, ctx));
+  const call = untypedCall as Caller;
   const ready = (async () => {
     await store.ready;
     loaded = await loadIdentity(sql, config.name, config.project);
@@ -160,10 +165,8 @@ export function createClaw(options: ClawOptions = {}): Claw {
   let closing: Promise<void> | undefined;
   return {
     ...assembleHandles(
-      deriveHandles(
-        catalog(OPS),
-        (name, args, ctx) => dispatcher.call(name, args, ctx),
-        (name) => localStream((op, args) => dispatcher.openStream(op, args), name),
+      deriveHandles(catalog(OPS), untypedCall, (name) =>
+        localStream((op, args) => dispatcher.openStream(op, args), name),
       ),
     ),
     config: config as Readonly<ClawConfig>,
