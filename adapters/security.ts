@@ -11,6 +11,7 @@ import type { IncomingMessage } from "node:http";
 import { SCOPED_TOKEN_PREFIX, type ScopedGrant, type ScopedTokens } from "../src/access/scoped-tokens.js";
 import type { StreamTickets } from "../src/access/stream-tickets.js";
 import { ClawError } from "../src/core/errors.js";
+import { carriesForwarding } from "./peer-address.js";
 
 /** Access policy of a server. */
 export interface AccessPolicy {
@@ -184,8 +185,11 @@ function unauthorized(message: string, loopback: boolean): ClawError {
 
 /** Throws `unauthorized` / `forbidden` when the request may not proceed. */
 export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: AccessRoute): AccessGrant {
-  const loopback = isLoopbackAddress(req.socket.remoteAddress);
-  if (loopback && !isLoopbackHost(req.headers.host)) {
+  const direct = isLoopbackAddress(req.socket.remoteAddress);
+  // A request a proxy forwarded comes from elsewhere, whatever the proxy's own address: it never
+  // gets what a peer on this machine gets (the --insecure-loopback opt-out, the local hint).
+  const loopback = direct && !carriesForwarding(req);
+  if (direct && !isLoopbackHost(req.headers.host)) {
     throw new ClawError(
       "forbidden",
       `Host "${req.headers.host ?? ""}" is not a loopback name; requests from this machine must use localhost or 127.0.0.1`,

@@ -28,7 +28,7 @@ export interface ClawLimits {
   maxSubscriptions?: number;
   /** Open connections of the HTTP server in total; more are refused before any work. Default: 10 000, fewer when the descriptor limit is lower. */
   maxConnections?: number;
-  /** Open connections from one peer address (an IPv6 /64 counts as one). Default: 256. */
+  /** Open connections from one remote peer address, counted once authenticated (an IPv6 /64 counts as one; loopback peers count only against the total). Default: 256. */
   maxConnectionsPerPeer?: number;
   /** Milliseconds a connection may take to send a request's headers. Default: 10 000. */
   headerTimeoutMs?: number;
