@@ -83,6 +83,7 @@ export async function serve(cl: CommandLine): Promise<number> {
   });
   claw.serveAs({
     token: policy.token,
+    secretFiles: serverToken.file === undefined ? [] : [serverToken.file],
     access: {
       tokenRequiredFrom: insecureLoopback ? "peers not on loopback" : "every peer",
       tokenHint: serverToken.hint,
@@ -115,6 +116,10 @@ export async function serve(cl: CommandLine): Promise<number> {
   log(`  project:  ${c.project}   instance: ${claw.identity.instance}   node: ${claw.services.nodes.id}`);
   log(`  token:    ${serverToken.banner}`);
   for (const w of serverToken.warnings) log(`  WARNING:  ${w}`);
+  if (serverToken.file !== undefined && claw.services.bash.sandbox === "none")
+    log(
+      `  WARNING:  bash runs without a sandbox: its scripts run as this user and can read ${serverToken.file}; use --sandbox bwrap (bubblewrap), or give the token with CLAW_TOKEN (no file)`,
+    );
   if (insecureLoopback)
     log("  WARNING:  --insecure-loopback: any user or process on this machine may call this server without the token");
   if (allowedOrigins.length) log(`  origins:  same-origin and ${allowedOrigins.join(", ")}`);

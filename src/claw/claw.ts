@@ -52,7 +52,7 @@ export interface Claw extends ClawApi<() => void> {
    * Tells the claw how it is served, once its server listens and holds its token: bash gets
    * them as CLAW_URL and CLAW_TOKEN, and the guide names the address and who needs a token.
    */
-  serveAs(serving: Pick<ClawOptions, "url" | "token" | "access">): void;
+  serveAs(serving: Pick<ClawOptions, "url" | "token" | "access" | "secretFiles">): void;
   /**
    * Opens a stream operation in-process (what the local stream handles and the SSE route use):
    * its arguments validated, its head, and its source, not yet started. Throws ClawError.
@@ -95,6 +95,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     maxEventsPerCall: config.limits.maxEventsPerCall,
     baseEnv: config.env,
     sandbox,
+    secretFiles: () => config.secretFiles ?? [],
     // Nodes share the instance id: on PostgreSQL the mark also names the node, so a node can
     // tell the bash of a gone node on its machine from that of a live one.
     owner: () => (store.kind === "postgres" ? `${identity().instance}.${nodes.id}` : identity().instance),
@@ -185,7 +186,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
      * Tells the claw how it is served, once its server listens and holds its token: bash gets
      * them as CLAW_URL and CLAW_TOKEN, and the guide names the address and who needs a token.
      */
-    serveAs(serving: Pick<ClawOptions, "url" | "token" | "access">): void {
+    serveAs(serving: Pick<ClawOptions, "url" | "token" | "access" | "secretFiles">): void {
       Object.assign(config, serving);
       void nodes.beat(); // records the node's URL now, not a third of a lease later
     },

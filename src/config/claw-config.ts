@@ -84,6 +84,12 @@ export interface ClawOptions {
   token?: string;
   /** Who must send a token and where it is, as the guide states it (set by `serve`). Default: no listener, no token */
   access?: AccessFacts;
+  /**
+   * Files no bash script may read (`serve` names its token file): under the bwrap sandbox each
+   * is an empty file in the script's view; without a sandbox a script runs as this process's
+   * user and can read them. Default: none
+   */
+  secretFiles?: readonly string[];
   /** Limits. */
   limits?: ClawLimits;
   /** Bus retention. Default: keep everything */
@@ -115,6 +121,7 @@ export interface ClawConfig {
   url?: string;
   token?: string;
   access?: AccessFacts;
+  secretFiles?: readonly string[];
   limits: Required<ClawLimits>;
   retention: RetentionOptions;
   maxTurns: number;
@@ -209,6 +216,7 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
     url: options.url,
     token: options.token,
     access: options.access,
+    secretFiles: options.secretFiles,
     limits: limitsWithDefaults(options.limits ?? {}),
     retention: options.retention ?? {},
     maxTurns: options.maxTurns ?? DEFAULTS.maxTurns,
