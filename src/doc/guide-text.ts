@@ -43,7 +43,8 @@ curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: applic
   so a script can call \`curl -s "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" …\`.
   That token is never the server's: it is minted for the one agent run (or \`bash\` call) and
   revoked when it ends (then \`401\`; sockets opened with it close with 4001; a restart revokes
-  all). An agent run's token may call \`out\`/\`read\`/\`subscribe\` on the session's bus,
+  all). An agent run's token may call \`out\`/\`read\`/\`subscribe\` on the session's bus (only
+  \`out\` when that is the shared default \`thebus\`: it holds every such session's events),
   \`get_task\`/\`check_task\`/\`task_update\` on its own task, the session's read operations
   (\`get_state\`, \`get_messages\`, \`get_session_stats\`, \`get_last_assistant_text\`,
   \`export_session\`), and \`ops\`, \`doc\`, \`server_identity\`, \`unsubscribe\`; a \`bash\`
