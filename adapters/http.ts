@@ -27,6 +27,12 @@ export interface HttpOptions {
   mcp?: McpHttpOptions | false;
   /** Directory of the built web UI served at /ui; false leaves /ui out. Default: dist/ui of the package */
   ui?: string | false;
+  /**
+   * Addresses of reverse proxies in front of the server: their `X-Forwarded-For` (or
+   * `Forwarded`) names the peer for the per-peer connection cap and logs, never for
+   * authentication. Default: none
+   */
+  trustProxy?: readonly string[];
 }
 
 function send(res: ServerResponse, status: number, body: string, type = "application/json"): void {
@@ -108,9 +114,25 @@ function decodeBusName(raw: string): string {
   }
 }
 
+/** The whole body of a healthy `GET /health`: no version, instance or path for peers without the token. */
+const HEALTHY = JSON.stringify({ ok: true });
+
+/**
+ * Whether the server can serve, for `GET /health`: throws the error to answer when it cannot
+ * (a server whose database files were deleted must say it cannot store), else resolves.
+ */
+async function healthCheck(claw: Claw): Promise<void> {
+  if (claw.services.storage.lost !== undefined) throw claw.services.storage.error();
+  await claw.ready();
+}
+
 /** The request handler; usable with any node:http server. */
-export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: AccessPolicy }) {
+export function createHttpHandler(
+  claw: Claw,
+  options: HttpOptions & { policy: AccessPolicy; guard?: ConnectionGuard },
+) {
   const policy = options.policy;
+  const guard = options.guard;
   const limit = options.maxBodyBytes ?? claw.config.limits.maxRequestBytes;
   const mcp = options.mcp === false ? undefined : new McpHttpMount(claw, options.mcp);
   const uiDir = options.ui === false ? undefined : (options.ui ?? defaultUiDir());
@@ -120,16 +142,12 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
     const route = `${req.method} ${url.pathname}`;
     if (applyCors(req, res, policy)) return;
     if (route === "GET /health") {
-      // Up is not enough: a server whose database files were deleted must say it cannot store.
-      if (claw.services.storage.lost !== undefined) return sendError(res, claw.services.storage.error());
-      await claw.ready(); // the instance id is known once the claw has started
-      return send(
-        res,
-        200,
-        JSON.stringify({ ok: true, instance: claw.identity.instance, version: claw.identity.version }),
-      );
+      await healthCheck(claw);
+      return send(res, 200, HEALTHY);
     }
     if (route === "GET /doc") {
+      checkAccess(req, policy, { stream: false, scoped: claw.services.tokens, tickets: claw.services.tickets });
+      guard?.authenticated(req, res);
       if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
       const op = url.searchParams.get("op") ?? undefined;
       const section = url.searchParams.get("section") ?? undefined;
@@ -140,13 +158,20 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       return serveUi(url.pathname, req, res, uiDir);
     if (options.ui !== false && route === "GET /favicon.ico") return serveUi("/ui/favicon.svg", req, res, uiDir);
     if (url.pathname === "/do") {
-      const grant = checkAccess(req, policy, { stream: false, scoped: claw.services.tokens });
+      const grant = checkAccess(req, policy, {
+        stream: false,
+        scoped: claw.services.tokens,
+        tickets: claw.services.tickets,
+      });
+      guard?.authenticated(req, res);
       if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
       return handleDo(claw, req, res, limit, grant);
     }
     if (url.pathname === "/mcp" && mcp) {
       try {
-        checkAccess(req, policy, { stream: false }); // MCP clients send headers, never ?token=
+        // MCP clients send headers, never ?token=; a ticket tried here is used up all the same.
+        checkAccess(req, policy, { stream: false, tickets: claw.services.tickets });
+        guard?.authenticated(req, res);
       } catch (err) {
         // MCP clients start their auth flow from this header.
         if (err instanceof ClawError && err.code === "unauthorized") res.setHeader("www-authenticate", "Bearer");
@@ -161,6 +186,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
         scoped: claw.services.tokens,
         tickets: claw.services.tickets,
       });
+      guard?.authenticated(req, res);
       return handleSse(claw, req, res, decodeBusName(sse[1]!), url, grant.scoped);
     }
     throw new ClawError(
@@ -249,8 +275,8 @@ export function bindHttp(options: { host?: string; port?: number } = {}): Promis
           server.keepAliveTimeout = limits.idleTimeoutMs;
           server.headersTimeout = limits.headerTimeoutMs; // for the later requests of a keep-alive connection
           server.requestTimeout = Math.max(300_000, limits.headerTimeoutMs);
-          const guard = guardConnections(server, limits);
-          held.release(createHttpHandler(claw, { ...httpOptions, policy }));
+          const guard = guardConnections(server, limits, { trustProxy: httpOptions.trustProxy });
+          held.release(createHttpHandler(claw, { ...httpOptions, policy, guard }));
           return { server, port: addr.port, url, policy, close: () => closeHttp(server, claw, guard) };
         },
       });

@@ -11,14 +11,15 @@ import type { IncomingMessage } from "node:http";
 import { SCOPED_TOKEN_PREFIX, type ScopedGrant, type ScopedTokens } from "../src/access/scoped-tokens.js";
 import type { StreamTickets } from "../src/access/stream-tickets.js";
 import { ClawError } from "../src/core/errors.js";
+import { carriesForwarding } from "./peer-address.js";
 
 /** Access policy of a server. */
 export interface AccessPolicy {
   /** The server token every peer must present. */
   token: string;
   /**
-   * Where a caller on this machine finds the token, for 401 messages and /doc (e.g. "the file
-   * /srv/claw.db.token"). Peers on other machines are not told.
+   * Where the token is (e.g. "the token is in /srv/claw.db.token"), for /doc, which only peers
+   * holding a token read. A 401 never shows it.
    */
   tokenHint: string;
   /** True: loopback peers may call without the token (an explicit, single-user opt-out). */
@@ -31,7 +32,7 @@ export interface AccessPolicy {
 export interface AccessPolicyOptions {
   /** The token. Default: 32 random bytes (read it from `policy.token`) */
   token?: string;
-  /** Where the token is, shown to loopback callers that lack it. Default: a generic sentence */
+  /** Where the token is, shown in /doc (never in a 401). Default: a generic sentence */
   tokenHint?: string;
   /** Let loopback peers in without the token. Default: false */
   insecureLoopback?: boolean;
@@ -155,7 +156,11 @@ export interface AccessRoute {
    * for routes whose calls do not all pass through the dispatcher with the grant (MCP).
    */
   scoped?: ScopedTokens;
-  /** Single-use tickets this route accepts as `?ticket=` (GET streams only). Default: none */
+  /**
+   * The claw's single-use stream tickets. A `?ticket=` opens only a GET stream, but it is used
+   * up wherever it is tried (a ticket that leaked into a URL is gone once anyone tried it).
+   * Default: none (a ticket is then refused without being used up)
+   */
   tickets?: StreamTickets;
 }
 
@@ -167,16 +172,24 @@ export interface AccessGrant {
   scoped?: ScopedGrant;
 }
 
-function unauthorized(message: string, loopback: boolean, policy: AccessPolicy): ClawError {
-  // A peer elsewhere learns nothing about where the token lives on this machine.
-  const where = loopback ? ` (${policy.tokenHint})` : "";
+/** What a loopback peer without the token is told: where to look, never the token file's path. */
+const LOCAL_TOKEN_HINT =
+  "tsclaw serve printed where its token is when it started; tsclaw do, tail and mcp read it by themselves";
+
+function unauthorized(message: string, loopback: boolean): ClawError {
+  // The path of the token file is for callers holding the token (/doc): an unauthenticated
+  // peer, even on this machine, learns only where to look; a peer elsewhere not even that.
+  const where = loopback ? ` (${LOCAL_TOKEN_HINT})` : "";
   return new ClawError("unauthorized", `${message}: send Authorization: Bearer <token>${where}`);
 }
 
 /** Throws `unauthorized` / `forbidden` when the request may not proceed. */
 export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: AccessRoute): AccessGrant {
-  const loopback = isLoopbackAddress(req.socket.remoteAddress);
-  if (loopback && !isLoopbackHost(req.headers.host)) {
+  const direct = isLoopbackAddress(req.socket.remoteAddress);
+  // A request a proxy forwarded comes from elsewhere, whatever the proxy's own address: it never
+  // gets what a peer on this machine gets (the --insecure-loopback opt-out, the local hint).
+  const loopback = direct && !carriesForwarding(req);
+  if (direct && !isLoopbackHost(req.headers.host)) {
     throw new ClawError(
       "forbidden",
       `Host "${req.headers.host ?? ""}" is not a loopback name; requests from this machine must use localhost or 127.0.0.1`,
@@ -191,18 +204,18 @@ export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: A
   }
   const ticket = queryParam(req, "ticket");
   if (ticket !== null) {
-    if (!(route.tickets && route.stream && req.method === "GET"))
-      throw unauthorized("?ticket= is accepted only on GET streams (SSE, WebSocket)", loopback, policy);
-    if (route.tickets.consume(ticket)) return {}; // the minter's rights: only the server token may mint
-    throw unauthorized(
-      "this ticket is unknown, used or expired (a ticket opens one stream within 60 s)",
-      loopback,
-      policy,
-    );
+    const valid = route.tickets?.consume(ticket) ?? false;
+    if (!(route.stream && req.method === "GET"))
+      throw unauthorized(
+        "?ticket= is accepted only on GET streams (SSE, WebSocket); this one is now used up",
+        loopback,
+      );
+    if (valid) return {}; // the minter's rights: only the server token may mint
+    throw unauthorized("this ticket is unknown, used or expired (a ticket opens one stream within 60 s)", loopback);
   }
   const given = presented(req);
   if (given.token !== undefined && given.inQuery && !(route.stream && req.method === "GET"))
-    throw unauthorized("?token= is accepted only on GET streams (SSE, WebSocket)", loopback, policy);
+    throw unauthorized("?token= is accepted only on GET streams (SSE, WebSocket)", loopback);
   if (
     given.token !== undefined &&
     (given.inQuery ? tokenMatches(given.token, policy.token) : serverTokenMatches(req, given.token, policy))
@@ -216,11 +229,10 @@ export function checkAccess(req: IncomingMessage, policy: AccessPolicy, route: A
     throw unauthorized(
       "this scoped token is unknown or its run has ended (it is valid only while its run lasts)",
       loopback,
-      policy,
     );
   }
   if (given.token === undefined && loopback && policy.insecureLoopback) return {};
-  throw unauthorized(given.token === undefined ? "this server needs a token" : "wrong token", loopback, policy);
+  throw unauthorized(given.token === undefined ? "this server needs a token" : "wrong token", loopback);
 }
 
 function originAllowed(origin: string, host: string | undefined, policy: AccessPolicy): boolean {

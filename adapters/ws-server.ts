@@ -7,6 +7,7 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Claw } from "../src/claw/claw.js";
 import { ClawError } from "../src/core/errors.js";
+import { guardOf } from "./connection-guard.js";
 import { refuseSocket } from "./raw-response.js";
 import { type AccessGrant, type AccessPolicy, checkAccess } from "./security.js";
 import { bridgeSocket, type WsBridgeOptions } from "./ws-bridge.js";
@@ -63,6 +64,7 @@ export function attachWebSocket(claw: Claw, server: Server, options: WebSocketOp
         scoped: claw.services.tokens,
         tickets: claw.services.tickets,
       });
+      guardOf(server)?.authenticated(req);
     } catch (err) {
       refuseSocket(socket, err);
       return;

@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 async function get(path: string): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${server!.url}${path}`);
+  const res = await fetch(`${server!.url}${path}`, { headers: server!.auth });
   return { status: res.status, text: await res.text() };
 }
 

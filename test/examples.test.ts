@@ -101,7 +101,7 @@ describe("examples", () => {
     const server = tsx("serve.ts", [], { PORT: "0" });
     await waitFor(() => /listening (http:\S+)/.test(server.out()), "serve.ts to listen");
     const url = /listening (http:\S+)/.exec(server.out())![1]!;
-    const doc = await fetch(`${url}/doc`);
+    const doc = await fetch(`${url}/doc`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(await doc.text()).toContain("### `run_task`");
     const denied = await fetch(`${url}/do`, {
       method: "POST",

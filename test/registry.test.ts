@@ -35,7 +35,7 @@ describe("the catalog and /doc name exactly the registered operations", () => {
   it("the ops operation and GET /doc?format=json list every operation once, with aliases", async () => {
     const viaOp = await server.op("ops", {});
     expect(viaOp.result.ops.map((o: any) => o.name)).toEqual(names);
-    const res = await fetch(`${server.url}/doc?format=json`);
+    const res = await fetch(`${server.url}/doc?format=json`, { headers: server.auth });
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const viaHttp = (await res.json()) as any;
     expect(viaHttp.ops.map((o: any) => o.name)).toEqual(names);
@@ -43,7 +43,7 @@ describe("the catalog and /doc name exactly the registered operations", () => {
   });
 
   it("GET /doc has one section per operation and no other", async () => {
-    const res = await fetch(`${server.url}/doc`);
+    const res = await fetch(`${server.url}/doc`, { headers: server.auth });
     expect(res.headers.get("content-type")).toMatch(/^text\/markdown/);
     const md = await res.text();
     const headings = [...md.matchAll(/^### `([^`]+)`/gm)].map((m) => m[1]);

@@ -6,7 +6,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULTS } from "../../src/config/defaults.js";
-import { isLoopbackHost } from "../security.js";
 import type { CommandLine } from "./flags.js";
 import { readTokenFile, tokenFilePath } from "./server-token.js";
 
@@ -17,6 +16,22 @@ export interface Remote {
   headers: Record<string, string>;
   /** Said after an `unauthorized` answer: which token was sent, or why none was. */
   authNote: string;
+}
+
+/**
+ * True when `url` names this machine by an address or by the one name no resolver sends
+ * elsewhere: `localhost`, 127.0.0.0/8 or ::1. Not `*.localhost`: browsers keep those local, but
+ * the system resolver may ask DNS for them. (The URL parser has already normalised `127.1`,
+ * `0x7f.0.0.1` and the like to dotted decimal, and lowercased the name.)
+ */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Resolves the server URL and the token to send. */
@@ -36,7 +51,7 @@ export function remoteOf(cl: CommandLine): Remote {
     return { url, headers: { authorization: `Bearer ${token}` }, authNote: `(the token in ${path}, from ${from})` };
   }
   const file = tokenFilePath(cl.get<string>("db") ?? DEFAULTS.db);
-  if (!isLoopbackHost(new URL(url).host))
+  if (!isLoopbackUrl(url))
     return {
       url,
       headers: {},

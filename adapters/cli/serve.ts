@@ -52,6 +52,7 @@ export async function serve(cl: CommandLine): Promise<number> {
   checkTokenChoice(choice, clawOptions.db ?? DEFAULTS.db);
   const insecureLoopback = cl.get<boolean>("insecure-loopback") ?? false;
   const allowedOrigins = cl.get<string[]>("allow-origin") ?? [];
+  const trustProxy = cl.get<string[]>("trust-proxy") ?? [];
   // The port first: a serve that cannot listen must not have created its database.
   let bound: Awaited<ReturnType<typeof bindHttp>>;
   try {
@@ -84,6 +85,7 @@ export async function serve(cl: CommandLine): Promise<number> {
   });
   claw.serveAs({
     token: policy.token,
+    secretFiles: serverToken.file === undefined ? [] : [serverToken.file],
     access: {
       tokenRequiredFrom: insecureLoopback ? "peers not on loopback" : "every peer",
       tokenHint: serverToken.hint,
@@ -95,6 +97,7 @@ export async function serve(cl: CommandLine): Promise<number> {
   const launcher = scrubLauncherSecrets(isSecret, ["--token"]); // npm's own process, under `npm start`
   const http = bound.attach(claw, {
     policy,
+    trustProxy,
     mcp: { pollAfterMs: cl.get<number>("mcp-poll"), testTools: cl.get<boolean>("mcp-test-tools") ?? false },
   });
   const ws = attachWebSocket(claw, http.server, { policy });
@@ -115,9 +118,17 @@ export async function serve(cl: CommandLine): Promise<number> {
   log(`  project:  ${c.project}   instance: ${claw.identity.instance}   node: ${claw.services.nodes.id}`);
   log(`  token:    ${serverToken.banner}`);
   for (const w of serverToken.warnings) log(`  WARNING:  ${w}`);
+  if (serverToken.file !== undefined && claw.services.bash.sandbox === "none")
+    log(
+      `  WARNING:  bash runs without a sandbox: its scripts run as this user and can read ${serverToken.file}; use --sandbox bwrap (bubblewrap), or give the token with CLAW_TOKEN (no file)`,
+    );
   if (insecureLoopback)
     log("  WARNING:  --insecure-loopback: any user or process on this machine may call this server without the token");
   if (allowedOrigins.length) log(`  origins:  same-origin and ${allowedOrigins.join(", ")}`);
+  if (trustProxy.length)
+    log(
+      `  proxies:  ${trustProxy.join(", ")} (X-Forwarded-For names the peer for limits and logs, never for the token)`,
+    );
   if (cl.get<boolean>("mcp-test-tools"))
     log("  mcp:      serving the test probe tool test_reconnection (--mcp-test-tools)");
   log(`  ui:       ${uiLine(http.url, serverToken, policy.token)}`);

@@ -20,6 +20,8 @@ export interface ServerToken {
   hint: string;
   /** Extra warnings to print (loose file mode, token on the command line). */
   warnings: string[];
+  /** The file holding it, if any: hidden from bash scripts (an empty file in their view under bwrap). */
+  file?: string;
 }
 
 /** Where the token of a database lives; undefined for `:memory:` and database URLs. */
@@ -81,8 +83,14 @@ export function resolveServerToken(choice: TokenChoice, db: string): ServerToken
   if (choice.file !== undefined) {
     const path = resolve(choice.file);
     const { token, warnings } = readTokenFile(path);
-    const from = choice.fileFrom ?? "--token-file";
-    return { token, generated: false, banner: `in ${path} (${from})`, hint: `the token is in ${path}`, warnings };
+    return {
+      token,
+      generated: false,
+      banner: `in ${path} (${choice.fileFrom ?? "--token-file"})`,
+      hint: `the token is in ${path}`,
+      warnings,
+      file: path,
+    };
   }
   if (choice.flag !== undefined) {
     return {
@@ -128,7 +136,14 @@ function tokenFromDbFile(path: string): ServerToken {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST")
       throw new Error(`cannot create the token file ${path}: ${(err as Error).message}`);
     const existing = readTokenFile(path);
-    return { token: existing.token, generated: false, banner: `in ${path}`, hint, warnings: existing.warnings };
+    return {
+      token: existing.token,
+      generated: false,
+      banner: `in ${path}`,
+      hint,
+      warnings: existing.warnings,
+      file: path,
+    };
   }
   try {
     writeSync(fd, `${token}\n`);
@@ -141,5 +156,6 @@ function tokenFromDbFile(path: string): ServerToken {
     banner: `${token}  (generated; saved in ${path}, mode 0600, reused on later starts)`,
     hint,
     warnings: [],
+    file: path,
   };
 }

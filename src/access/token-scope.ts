@@ -16,6 +16,12 @@ export interface TokenScope {
   owner: string;
   /** Buses it may `out`, `read` and `subscribe` on. */
   buses: readonly string[];
+  /**
+   * Buses it may only `out` on: a shared bus (the default `thebus`, which every session that
+   * names no bus of its own publishes to) where reading would show other sessions' events.
+   * Default: none
+   */
+  outOnlyBuses?: readonly string[];
   /** The session whose read operations it may call. */
   sessionId?: string;
   /** That session's key (accepted wherever the session may be named by key). */
@@ -54,6 +60,7 @@ function refused(scope: TokenScope, what: string): ClawError {
 export function scopeDetails(scope: TokenScope): Record<string, unknown> {
   return {
     buses: scope.buses,
+    ...(scope.outOnlyBuses?.length ? { outOnlyBuses: scope.outOnlyBuses } : {}),
     ...(scope.sessionId ? { sessionId: scope.sessionId } : {}),
     ...(scope.taskId ? { taskId: scope.taskId } : {}),
   };
@@ -106,8 +113,15 @@ export function authorizeScoped(
   if (reach === "any") return;
   if (reach === "bus") {
     const bus = typeof a.bus === "string" ? a.bus : "thebus";
-    if (!scope.buses.includes(bus)) throw refused(scope, `bus "${bus}" is not its bus (${scope.buses.join(", ")})`);
-    return;
+    if (scope.buses.includes(bus)) return;
+    if (scope.outOnlyBuses?.includes(bus)) {
+      if (op.name === "out") return;
+      throw refused(
+        scope,
+        `bus "${bus}" is shared by every session that names no bus of its own: it may publish there, not read it (its own session's events: get_messages, get_state; or start the session with a bus of its own)`,
+      );
+    }
+    throw refused(scope, `bus "${bus}" is not its bus (${[...scope.buses, ...(scope.outOnlyBuses ?? [])].join(", ")})`);
   }
   if (reach === "task") {
     if (!namesOwnTask(scope, a))

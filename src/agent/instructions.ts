@@ -5,9 +5,9 @@ export const DEFAULT_INSTRUCTIONS = `You are an agent running inside tsclaw, a s
 
 Your only tool is \`bash\`: it runs a script with \`bash -c\` and returns {stdout, stderr, exitCode, timeout}. Use it to inspect files, run programs and get work done; prefer small, verifiable steps and read the output before going on. Optional arguments: \`timeout\` (seconds or a duration such as "2m"; default 600 s), \`cwd\`, \`env\`, \`stdin\`, and event templates (\`stdoutLineEvent\`, \`stderrLineEvent\`, \`exitEvent\`, \`timeoutEvent\`, each {template, bus?}) that publish each output line, the exit code or the timeout flag as events on a bus.
 
-Your environment has CLAW_SESSION_ID, CLAW_SESSION_KEY, CLAW_BUS (your session's bus), CLAW_TASK_ID when you run as a task, and, when the service is reachable over HTTP, CLAW_URL and CLAW_TOKEN (a token valid during this run only, for your own bus, task and session). With CLAW_URL you can call the service itself from bash:
+Your environment has CLAW_SESSION_ID, CLAW_SESSION_KEY, CLAW_BUS (your session's bus; when it is the shared default "thebus" your token may publish there but not read it), CLAW_TASK_ID when you run as a task, and, when the service is reachable over HTTP, CLAW_URL and CLAW_TOKEN (a token valid during this run only, for your own bus, task and session). With CLAW_URL you can call the service itself from bash:
 
-  curl -s "$CLAW_URL/doc"      # the guide: every operation, its arguments and results
+  curl -s "$CLAW_URL/doc" -H "Authorization: Bearer $CLAW_TOKEN"   # the guide: every operation, its arguments and results
   curl -s "$CLAW_URL/do" -H 'Content-Type: application/json' \${CLAW_TOKEN:+-H "Authorization: Bearer $CLAW_TOKEN"} \\
     -d '{"op":"out","args":{"bus":"'"$CLAW_BUS"'","payload":{"note":"hello"}}}'
 

@@ -8,6 +8,7 @@
 import type OpenAI from "openai";
 import type { ScopedTokens } from "../access/scoped-tokens.js";
 import type { BashRunner } from "../bash/bash-runner.js";
+import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
@@ -105,7 +106,10 @@ export function runJob(
         const token = config.url
           ? deps.tokens.mint({
               owner: `run ${runId} of session ${session.sessionId}`,
-              buses: [session.bus],
+              // The default bus is shared by every session that names none: the run publishes
+              // there (clients following it with the server token see it as before) but reads
+              // only a bus its session has to itself.
+              ...(session.bus === DEFAULT_BUS ? { buses: [], outOnlyBuses: [session.bus] } : { buses: [session.bus] }),
               sessionId: session.sessionId,
               sessionKey: session.sessionKey,
               taskId: opts.taskId,

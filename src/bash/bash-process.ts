@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { commOf, findMarked, killAllMarked, signalPids } from "./process-scan.js";
-import { type AppliedSandbox, BWRAP_ARGS } from "./sandbox.js";
+import { type AppliedSandbox, BWRAP_ARGS, hideArgs } from "./sandbox.js";
 
 /** How long output may still arrive after the script's processes are gone or killed. */
 const DRAIN_MS = 500;
@@ -37,6 +37,8 @@ export interface ProcessSpec {
   signal?: AbortSignal;
   keepBackground: boolean;
   sandbox: AppliedSandbox;
+  /** Files the script must not read (hidden under bwrap; see sandbox.ts). */
+  secretFiles: readonly string[];
   /** The exact marker entry every process of this call carries. */
   marker: Buffer;
   onStdout(chunk: Buffer): void;
@@ -69,7 +71,9 @@ export async function runProcesses(spec: ProcessSpec): Promise<ProcessOutcome> {
   // user's interactive set-up: it may print, take hundreds of ms (pyenv, nvm, conda) or hang.
   const script = ["--norc", ...spec.args];
   const bashArgs = keepWrapped ? ["--norc", "-c", KEEP_WRAPPER, "tsclaw-keep", ...script] : script;
-  const [command, args] = bwrap ? ["bwrap", [...BWRAP_ARGS, "--", "bash", ...bashArgs]] : ["bash", bashArgs];
+  const [command, args] = bwrap
+    ? ["bwrap", [...BWRAP_ARGS, ...hideArgs(spec.secretFiles), "--", "bash", ...bashArgs]]
+    : ["bash", bashArgs];
   // Throws synchronously for arguments the OS refuses (the caller maps it).
   const child: ChildProcess = spawn(command, args, {
     cwd: spec.cwd,

@@ -48,6 +48,11 @@ export interface BashRunnerOptions {
   /** The sandbox every call runs in (already resolved). Default: "none". */
   sandbox?: AppliedSandbox;
   /**
+   * Files no script may read (the server's token file), read at each call: under bwrap each is
+   * an empty file in the call's view; without a sandbox they stay readable. Default: none
+   */
+  secretFiles?: () => readonly string[];
+  /**
    * Who owns the processes (the database's instance id): every process carries it, so a later
    * start on the same database can kill what a dead server left; a function is read on first
    * use. Default: a random id.
@@ -177,6 +182,7 @@ export class BashRunner {
         signal: opts.signal,
         keepBackground: req.keepBackground ?? false,
         sandbox: this.sandbox,
+        secretFiles: this.options.secretFiles?.() ?? [],
         marker: markerEntry(mark),
         onStdout: (c) => {
           stdout.push(c);

@@ -3,10 +3,13 @@
  * own /proc: the script sees the whole filesystem as before (cwd, /tmp, …) but none of the
  * server's processes, so `/proc/$PPID/environ` or `cmdline` cannot leak a key or the token, and
  * when the call ends (or the server dies: --die-with-parent) the kernel kills everything in the
- * namespace, whatever left the process group. Landlock needs system calls (landlock_create_ruleset,
+ * namespace, whatever left the process group. The server's secret files (its token file) are
+ * replaced by an empty one in the call's view. Without bwrap a script runs as the server's user
+ * and reads whatever the server may read. Landlock needs system calls (landlock_create_ruleset,
  * …) that Node cannot make without native code, so it is reported as unavailable.
  */
 import { spawnSync } from "node:child_process";
+import { realpathSync } from "node:fs";
 
 /** What the caller asks for. */
 export type SandboxMode = "auto" | "bwrap" | "landlock" | "none";
@@ -18,6 +21,26 @@ export const SANDBOX_MODES = ["auto", "bwrap", "landlock", "none"] as const;
 
 /** bwrap arguments before the command: the host filesystem as is, a fresh PID namespace and /proc. */
 export const BWRAP_ARGS = ["--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--proc", "/proc"] as const;
+
+/**
+ * bwrap arguments that replace each secret file with an empty one (`/dev/null`, read-only) in the
+ * call's view of the filesystem: a script that `cat`s the server's token file reads nothing. A
+ * file that does not exist (yet) is skipped (there is nothing to read, and bwrap could not mount
+ * over it); a symlink is hidden at its target, which every path to it reaches.
+ */
+export function hideArgs(secretFiles: readonly string[]): string[] {
+  const args: string[] = [];
+  for (const file of secretFiles) {
+    let real: string;
+    try {
+      real = realpathSync(file);
+    } catch {
+      continue;
+    }
+    args.push("--ro-bind", "/dev/null", real);
+  }
+  return args;
+}
 
 let probed: { ok: boolean; why: string } | undefined;
 

@@ -9,6 +9,7 @@ import { BashRunner } from "../bash/bash-runner.js";
 import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "../bash/sandbox.js";
 import { BusService } from "../bus/bus-service.js";
 import { type ClawConfig, type ClawOptions, resolveConfig } from "../config/claw-config.js";
+import { abortable } from "../core/abortable.js";
 import { CallRegistry } from "../core/call-registry.js";
 import { ClawError } from "../core/errors.js";
 import type { OpenedStream } from "../core/stream.js";
@@ -51,7 +52,7 @@ export interface Claw extends ClawApi<() => void> {
    * Tells the claw how it is served, once its server listens and holds its token: bash gets
    * them as CLAW_URL and CLAW_TOKEN, and the guide names the address and who needs a token.
    */
-  serveAs(serving: Pick<ClawOptions, "url" | "token" | "access">): void;
+  serveAs(serving: Pick<ClawOptions, "url" | "token" | "access" | "secretFiles">): void;
   /**
    * Opens a stream operation in-process (what the local stream handles and the SSE route use):
    * its arguments validated, its head, and its source, not yet started. Throws ClawError.
@@ -94,6 +95,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     maxEventsPerCall: config.limits.maxEventsPerCall,
     baseEnv: config.env,
     sandbox,
+    secretFiles: () => config.secretFiles ?? [],
     // Nodes share the instance id: on PostgreSQL the mark also names the node, so a node can
     // tell the bash of a gone node on its machine from that of a live one.
     owner: () => (store.kind === "postgres" ? `${identity().instance}.${nodes.id}` : identity().instance),
@@ -140,7 +142,11 @@ export function createClaw(options: ClawOptions = {}): Claw {
     ops: OPS,
   };
   const dispatcher = new Dispatcher(OPS, () => services, config.validateOutputs, [telemetryMiddleware]);
-  const call = ((name: string, args: unknown, ctx?: CallContext) => dispatcher.call(name, args, ctx)) as Caller;
+  // A caller's aborted signal rejects the call at once with its reason; the dispatcher's linked
+  // signal ends the work (a wait abandoned, bash killed) on its own.
+  const untypedCall = (name: string, args: unknown, ctx?: CallContext) =>
+    abortable(ctx?.signal, () => dispatcher.call(name, args, ctx));
+  const call = untypedCall as Caller;
   const ready = (async () => {
     await store.ready;
     loaded = await loadIdentity(sql, config.name, config.project);
@@ -160,10 +166,8 @@ export function createClaw(options: ClawOptions = {}): Claw {
   let closing: Promise<void> | undefined;
   return {
     ...assembleHandles(
-      deriveHandles(
-        catalog(OPS),
-        (name, args, ctx) => dispatcher.call(name, args, ctx),
-        (name) => localStream((op, args) => dispatcher.openStream(op, args), name),
+      deriveHandles(catalog(OPS), untypedCall, (name) =>
+        localStream((op, args) => dispatcher.openStream(op, args), name),
       ),
     ),
     config: config as Readonly<ClawConfig>,
@@ -182,7 +186,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
      * Tells the claw how it is served, once its server listens and holds its token: bash gets
      * them as CLAW_URL and CLAW_TOKEN, and the guide names the address and who needs a token.
      */
-    serveAs(serving: Pick<ClawOptions, "url" | "token" | "access">): void {
+    serveAs(serving: Pick<ClawOptions, "url" | "token" | "access" | "secretFiles">): void {
       Object.assign(config, serving);
       void nodes.beat(); // records the node's URL now, not a third of a lease later
     },

@@ -4,6 +4,7 @@
  * derived from the server's own catalog, so every operation it serves has its method.
  */
 
+import { abortable } from "../core/abortable.js";
 import { ClawError } from "../core/errors.js";
 import type { Response } from "../core/wire.js";
 import { assembleHandles, type ClawApi } from "../handles/claw-api.js";
@@ -106,15 +107,23 @@ export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> 
   const untypedCall = async (name: string, args: unknown, ctx?: { signal?: AbortSignal }) => {
     if (starting.size > 0) await Promise.all(starting);
     if (closed) throw new ClawError("cancelled", "the client is closed");
-    const link = linked(ctx?.signal, calls);
-    const call = slots.run(() => httpCall(fetchImpl, base, token, name, args, link.signal));
-    inFlight.add(call);
-    try {
-      return await call;
-    } finally {
-      inFlight.delete(call);
-      link.release();
-    }
+    // The caller's signal rejects the call at once with its reason (as fetch does); the link
+    // still tells the server (cancel_call), so the work ends there too, and close() waits for it.
+    return abortable(ctx?.signal, () => {
+      const link = linked(ctx?.signal, calls);
+      const call = slots.run(() => httpCall(fetchImpl, base, token, name, args, link.signal));
+      inFlight.add(call);
+      return call
+        .then((result) => {
+          // Ended by close(): what the server answered (a wait's snapshot) is not what was asked.
+          if (closed && link.signal.aborted) throw new ClawError("cancelled", "the client was closed during this call");
+          return result;
+        })
+        .finally(() => {
+          inFlight.delete(call);
+          link.release();
+        });
+    });
   };
   const call = untypedCall as Caller;
   const { ops } = (await untypedCall("ops", {}, { signal: options.signal })) as { ops: CatalogEntry[] };
@@ -127,7 +136,7 @@ export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> 
   const close = async () => {
     closed = true;
     channel.close();
-    for (const c of calls) c.abort(); // calls in flight are cancelled on the server and still answered
+    for (const c of calls) c.abort(); // calls in flight end on the server; their callers get `cancelled`
     await Promise.allSettled([...inFlight]);
   };
   if (options.signal?.aborted) void close();

@@ -59,9 +59,10 @@ const CANCELLED_ANSWER_MS = 5000;
 
 /**
  * Calls one operation; resolves with its result or throws its ClawError. When `signal` aborts,
- * the call is ended on the server with `cancel_call` and still answers as a local call would
- * (a wait returns its snapshot, bash is killed); if the server cannot be told, the request is
- * cut, which the server also takes as its caller going away.
+ * the call is ended on the server with `cancel_call` (a wait is abandoned, bash is killed) and
+ * its answer is awaited, so that closing the client waits for it; if the server cannot be told,
+ * the request is cut, which the server also takes as its caller going away. (A caller's own
+ * signal rejects the handle call at once, before this answer: see connect.ts.)
  */
 export async function httpCall(
   fetchImpl: FetchLike,

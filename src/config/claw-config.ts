@@ -28,7 +28,7 @@ export interface ClawLimits {
   maxSubscriptions?: number;
   /** Open connections of the HTTP server in total; more are refused before any work. Default: 10 000, fewer when the descriptor limit is lower. */
   maxConnections?: number;
-  /** Open connections from one peer address (an IPv6 /64 counts as one). Default: 256. */
+  /** Open connections from one remote peer address, counted once authenticated (an IPv6 /64 counts as one; loopback peers count only against the total). Default: 256. */
   maxConnectionsPerPeer?: number;
   /** Milliseconds a connection may take to send a request's headers. Default: 10 000. */
   headerTimeoutMs?: number;
@@ -84,6 +84,12 @@ export interface ClawOptions {
   token?: string;
   /** Who must send a token and where it is, as the guide states it (set by `serve`). Default: no listener, no token */
   access?: AccessFacts;
+  /**
+   * Files no bash script may read (`serve` names its token file): under the bwrap sandbox each
+   * is an empty file in the script's view; without a sandbox a script runs as this process's
+   * user and can read them. Default: none
+   */
+  secretFiles?: readonly string[];
   /** Limits. */
   limits?: ClawLimits;
   /** Bus retention. Default: keep everything */
@@ -115,6 +121,7 @@ export interface ClawConfig {
   url?: string;
   token?: string;
   access?: AccessFacts;
+  secretFiles?: readonly string[];
   limits: Required<ClawLimits>;
   retention: RetentionOptions;
   maxTurns: number;
@@ -209,6 +216,7 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
     url: options.url,
     token: options.token,
     access: options.access,
+    secretFiles: options.secretFiles,
     limits: limitsWithDefaults(options.limits ?? {}),
     retention: options.retention ?? {},
     maxTurns: options.maxTurns ?? DEFAULTS.maxTurns,

@@ -95,6 +95,15 @@ export const origin: Parser<string> = (value, label) => {
   return value;
 };
 
+/** An IP address (IPv4 dotted, or IPv6), as a socket reports a peer's. */
+export const ipAddress: Parser<string> = (value, label) => {
+  const v = value.trim().toLowerCase();
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(v);
+  const ok = v4 ? v4.slice(1).every((n) => Number(n) <= 255) : v.includes(":") && /^[0-9a-f:.]+$/.test(v);
+  if (ok) return v;
+  throw new SettingError(`${label} "${value}" is not an IP address (e.g. 127.0.0.1 or ::1)`);
+};
+
 /** A Go-style listen address: ":8000" → all interfaces, "127.0.0.1:9000", "[::1]:0", "8000". */
 export const listenAddress: Parser<{ host?: string; port: number }> = (value, label) => {
   const m = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d+)$/.exec(value.trim());

@@ -1,6 +1,16 @@
 /** Part of the config table (assembled in settings.ts): settings of `tsclaw serve` only (listening, tokens, connections). */
 import { DEFAULTS } from "./defaults.js";
-import { anyText, boolean, duration, durationOrNever, listenAddress, origin, positiveInt, text } from "./parsers.js";
+import {
+  anyText,
+  boolean,
+  duration,
+  durationOrNever,
+  ipAddress,
+  listenAddress,
+  origin,
+  positiveInt,
+  text,
+} from "./parsers.js";
 import { type AnySetting, setting } from "./setting-shape.js";
 
 /** Settings of `tsclaw serve` only (listening, tokens, connections). */
@@ -49,10 +59,19 @@ export const SERVE_SETTINGS: readonly AnySetting[] = [
     repeatable: true,
   }),
   setting({
+    flag: "trust-proxy",
+    env: "CLAW_TRUST_PROXY",
+    value: "ADDR",
+    help: "a reverse proxy's address (e.g. 127.0.0.1) whose X-Forwarded-For names the client for the per-peer connection cap and logs, never for the token (repeatable; the variable takes a comma-separated list)",
+    commands: ["serve"],
+    parse: ipAddress,
+    repeatable: true,
+  }),
+  setting({
     flag: "max-connections",
     env: "CLAW_MAX_CONNECTIONS",
     value: "N",
-    help: "open connections in total; more are refused (429 too_many_requests) before any work",
+    help: "open connections in total, local peers included; more are refused (429 too_many_requests) before any work",
     default: `${DEFAULTS.maxConnections}, fewer when the descriptor limit is lower`,
     commands: ["serve"],
     parse: positiveInt,
@@ -62,7 +81,7 @@ export const SERVE_SETTINGS: readonly AnySetting[] = [
     flag: "max-connections-per-peer",
     env: "CLAW_MAX_CONNECTIONS_PER_PEER",
     value: "N",
-    help: "open connections from one peer address (an IPv6 /64 counts as one address)",
+    help: "open connections from one remote peer address, counted once a request proved the token (an IPv6 /64 counts as one address; peers on this machine count only against --max-connections)",
     default: String(DEFAULTS.maxConnectionsPerPeer),
     commands: ["serve"],
     parse: positiveInt,

@@ -1,7 +1,8 @@
 /**
  * Calls in flight that a client named with a `callId`, so that another request can cancel one
- * (`cancel_call`): the remote client's AbortSignal ends the call on the server while the call
- * itself still answers, exactly as a local call whose signal aborts.
+ * (`cancel_call`): the remote client's AbortSignal ends the call's work on the server (a wait
+ * is abandoned, bash is killed); the call still answers, and the client rejects with its signal's
+ * reason as a local call does.
  */
 
 /** Named calls in flight. */
@@ -18,6 +19,11 @@ export class CallRegistry {
         if (this.calls.get(callId) === c) this.calls.delete(callId);
       },
     };
+  }
+
+  /** True while the named call is in flight. */
+  has(callId: string): boolean {
+    return this.calls.has(callId);
   }
 
   /** Aborts the named call; false when no such call is in flight. */

@@ -231,6 +231,21 @@ export class ClawError extends Error {
   }
 }
 
+/**
+ * One class however many copies are loaded: `tsclaw` and `tsclaw/client` are separate bundles
+ * (ESM and CommonJS each), each with its own copy of ClawError. Every copy brands its prototype
+ * with the same registered symbol (`Symbol.for`: one in every bundle and realm), and `instanceof`
+ * any copy checks the brand; a subclass keeps the ordinary prototype check.
+ */
+const CLAW_ERROR_BRAND = Symbol.for("tsclaw.ClawError");
+Object.defineProperty(ClawError.prototype, CLAW_ERROR_BRAND, { value: true });
+Object.defineProperty(ClawError, Symbol.hasInstance, {
+  value: function hasInstance(this: unknown, value: unknown): boolean {
+    if (this !== ClawError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && CLAW_ERROR_BRAND in value;
+  },
+});
+
 /** HTTP status for a code. */
 export function httpStatus(code: ErrorCode): number {
   return ERROR_TABLE[code].status;

@@ -59,6 +59,9 @@ function runnerOf(op: AnyOpDef, middleware: readonly OpMiddleware[]): Runner {
   return run;
 }
 
+/** The reason of the signals shutdown aborts: tells a call cut short by shutdown from one its caller ended. */
+const SHUT_DOWN = new ClawError("shutting_down", "the server is shutting down");
+
 /** Dispatches requests to registered operations. */
 export class Dispatcher {
   private readonly byName = new Map<string, AnyOpDef>();
@@ -90,7 +93,7 @@ export class Dispatcher {
   /** Refuses new calls from now on (`shutting_down`). */
   stop(): void {
     this.closing = true;
-    for (const c of this.linked) c.abort();
+    for (const c of this.linked) c.abort(SHUT_DOWN);
   }
 
   /** Resolves when no call is running (or after `timeoutMs`). */
@@ -115,8 +118,9 @@ export class Dispatcher {
     // One controller per call (never a listener on a shared signal, which would pile up).
     const c = new AbortController();
     const forward = () => c.abort();
-    if (own?.aborted || cancel?.aborted || this.closing)
-      c.abort(); // made lazily: shutdown may have come first
+    if (own?.aborted || cancel?.aborted) c.abort();
+    else if (this.closing)
+      c.abort(SHUT_DOWN); // made lazily: shutdown may have come first
     else {
       own?.addEventListener("abort", forward, { once: true });
       cancel?.addEventListener("abort", forward, { once: true });
@@ -247,6 +251,10 @@ export class Dispatcher {
   private answer(op: AnyOpDef, storage: Services["storage"] | undefined, scope: CallScope, value: unknown): unknown {
     try {
       storage?.assertAvailable();
+      // A wait that shutdown ended returns what it has (a read's empty page, a snapshot): that is
+      // not the answer the caller waited for, and the next process would give it one.
+      if (scope.cutByShutdown)
+        throw new ClawError("shutting_down", "the server shut down during this call; retry against the new process");
     } catch (err) {
       throw this.ended(scope, err);
     }
@@ -343,6 +351,11 @@ class CallScope implements OpContext {
     // The adapter's signal is lazy too: read only now.
     this.link ??= this.dispatcher.linkSignal(this.ctx.signal, this.named?.signal);
     return this.link.signal;
+  }
+
+  /** True when shutdown aborted this call's signal (not its caller, nor `cancel_call`). */
+  get cutByShutdown(): boolean {
+    return this.link?.signal.reason === SHUT_DOWN;
   }
 
   /** Unlinks the signal and forgets the call's name; once, when the call ends. */

@@ -32,24 +32,27 @@ curl -s {URL}/do -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: applic
 - Every request needs \`Authorization: Bearer <token>\`, from this machine too (\`401
   unauthorized\` without it). \`tsclaw serve\` keeps its token in \`<db>.token\` beside its
   database (mode 0600; for example \`export CLAW_TOKEN=$(cat claw.db.token)\`), unless it was
-  given one with \`--token-file\` or \`CLAW_TOKEN\`; a 401 answered to this machine says where it
-  is. \`?token=\` works only on GET streams (SSE, the WebSocket upgrade); better, mint a
+  given one with \`--token-file\` or \`CLAW_TOKEN\`; its startup output says where it is (a
+  401 never does). \`?token=\` works only on GET streams (SSE, the WebSocket upgrade); better, mint a
   single-use ticket with \`stream_ticket\` (valid 60 s) and open the stream with \`?ticket=\`,
-  so the long-lived token never sits in a URL. \`GET /health\` and
-  \`GET /doc\` need no token. Browsers may call only from the same origin.
+  so the long-lived token never sits in a URL. Only \`GET /health\` and the dashboard's static
+  files (\`/ui\`) need no token; \`GET /doc\` needs it like \`/do\` (a run's token reads it too).
+  Browsers may call only from the same origin.
 - On this server: {AUTH_LINE}
 - From bash started by tsclaw, \`$CLAW_URL\` points back here and \`$CLAW_TOKEN\` holds a token,
   so a script can call \`curl -s "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" …\`.
   That token is never the server's: it is minted for the one agent run (or \`bash\` call) and
   revoked when it ends (then \`401\`; sockets opened with it close with 4001; a restart revokes
-  all). An agent run's token may call \`out\`/\`read\`/\`subscribe\` on the session's bus,
+  all). An agent run's token may call \`out\`/\`read\`/\`subscribe\` on the session's bus (only
+  \`out\` when that is the shared default \`thebus\`: it holds every such session's events),
   \`get_task\`/\`check_task\`/\`task_update\` on its own task, the session's read operations
   (\`get_state\`, \`get_messages\`, \`get_session_stats\`, \`get_last_assistant_text\`,
   \`export_session\`), and \`ops\`, \`doc\`, \`server_identity\`, \`unsubscribe\`; a \`bash\`
   call's token only the bus operations on the buses its event specs name (\`thebus\` when none).
   Anything else is \`403 forbidden\`, and \`/mcp\` does not take it.
 - \`GET /doc?format=json\` (or the \`ops\` operation) returns the JSON Schema of every operation's
-  arguments and result. \`GET /health\` answers \`{"ok": true, …}\`.
+  arguments and result. \`GET /health\` answers \`{"ok":true}\` and nothing else (503 with an
+  error envelope when the server cannot serve).
 `;
 
 /** The transports besides POST /do. */

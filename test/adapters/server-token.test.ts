@@ -95,7 +95,7 @@ describe("serve: the server token", () => {
     expect((await post(second.url, second.auth)).status).toBe(200);
   });
 
-  it("asks loopback peers for the token too, says where it is, and keeps /health open", async () => {
+  it("asks loopback peers for the token too, never names its file, and keeps /health open", async () => {
     const dir = tempDir();
     const db = join(dir, "claw.db");
     const s = await serve(db);
@@ -103,8 +103,9 @@ describe("serve: the server token", () => {
     expect(none.status).toBe(401);
     const body = (await none.json()) as any;
     expect(body.error).toMatchObject({ code: "unauthorized", retryable: false });
-    expect(body.error.message).toContain(`${db}.token`);
-    expect(body.error.message).not.toContain("printed");
+    // Where the token is stays for those holding one (/doc): a 401 only says where to look.
+    expect(body.error.message).not.toContain(`${db}.token`);
+    expect(body.error.message).toContain("printed where its token is");
     expect((await post(s.url, { authorization: `Bearer ${s.token}x` })).status).toBe(401);
     expect((await post(s.url, { authorization: `Bearer ${s.token}` })).status).toBe(200);
     // A query token is for GET streams only: it would end up in logs and histories.
@@ -114,6 +115,12 @@ describe("serve: the server token", () => {
     await sse.body!.cancel();
     const health = await fetch(`${s.url}/health`);
     expect(health.status).toBe(200);
+    expect(await health.text()).toBe('{"ok":true}');
+    const doc = await fetch(`${s.url}/doc`);
+    expect(doc.status).toBe(401);
+    expect(await doc.text()).not.toContain(`${db}.token`);
+    const authorized = await fetch(`${s.url}/doc`, { headers: s.auth });
+    expect(await authorized.text()).toContain(`${db}.token`); // the guide tells a token holder
   });
 
   it(":memory: keeps a generated token in memory only; a given one is never printed", async () => {
@@ -129,7 +136,7 @@ describe("serve: the server token", () => {
     expect(fromFile.stderr()).not.toContain("from-a-file");
     expect((await post(fromFile.url, { authorization: "Bearer from-a-file" })).status).toBe(200);
     const denied = (await (await post(fromFile.url)).json()) as any;
-    expect(denied.error.message).toContain(file);
+    expect(denied.error.message).not.toContain(file);
 
     const fromEnv = await serve(":memory:", [], { CLAW_TOKEN: "from-env" });
     expect(fromEnv.stderr()).not.toContain("from-env");

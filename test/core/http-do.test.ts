@@ -89,12 +89,28 @@ describe("POST /do", () => {
     expect(health.ok).toBe(true);
   });
 
+  it("GET /doc needs the token (a run's token too); GET /health answers {ok:true} and nothing else", async () => {
+    server = await startServer(memClaw());
+    for (const path of ["/doc", "/doc?format=json", "/doc?op=out", "/doc?section=errors"]) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as any).error.code).toBe("unauthorized");
+    }
+    const run = server.claw.services.tokens.mint({ owner: "a test run", buses: ["b"] });
+    const viaRun = await fetch(`${server.url}/doc?op=out`, { headers: { authorization: `Bearer ${run.token}` } });
+    expect(viaRun.status).toBe(200);
+    run.revoke();
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.text()).toBe('{"ok":true}');
+  });
+
   it("serves /doc as Markdown and as the JSON catalog", async () => {
     server = await startServer(memClaw());
-    const md = await fetch(`${server.url}/doc`);
+    const md = await fetch(`${server.url}/doc`, { headers: server.auth });
     expect(md.headers.get("content-type")).toContain("text/markdown");
     expect(await md.text()).toContain(`curl -s ${server.url}/do`);
-    const json = (await (await fetch(`${server.url}/doc?format=json`)).json()) as any;
+    const json = (await (await fetch(`${server.url}/doc?format=json`, { headers: server.auth })).json()) as any;
     expect(json.ops.find((o: { name: string }) => o.name === "bash").input.properties.script.type).toBe("string");
   });
 

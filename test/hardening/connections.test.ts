@@ -1,7 +1,7 @@
 /**
  * Connection limits on a real `serve` with small configured limits and a small descriptor
- * limit: a flood of idle connections from one peer is refused before any work and cannot
- * exhaust descriptors (/health still answers), slowloris headers are cut at the header timeout,
+ * limit: a flood of idle connections is refused past the total before any work, cannot exhaust
+ * descriptors, and is cut at the header timeout (then /health answers), slowloris headers are cut at the header timeout,
  * idle keep-alive connections at the idle timeout, and one WebSocket cannot hold unbounded calls.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -41,27 +41,30 @@ async function health(url: string): Promise<number> {
 }
 
 describe("connection limits (finding 9)", () => {
-  it("2 000 idle connections from one peer: refused past the per-peer limit with a clear error; /health answers", async () => {
+  it("2 000 idle connections from one local peer: refused past the total limit with a clear error, the rest cut at the header timeout", async () => {
     server = await startServe(
       ":memory:",
-      ["--max-connections", "100", "--max-connections-per-peer", "20", "--header-timeout", "60s"],
+      ["--max-connections", "100", "--max-connections-per-peer", "20", "--header-timeout", "2s"],
       {},
       { nofile: 256 },
     );
     const port = portOf(server);
     const conns = await flood(port, "127.0.0.2", 2000);
-    // Refused ones get one structured answer and are closed; the rest wait, holding a slot.
-    await until(() => conns.filter((c) => !c.socket.destroyed).length <= 20);
-    const refused = conns.filter((c) => c.socket.destroyed);
-    expect(refused.length).toBeGreaterThanOrEqual(2000 - 20);
-    const sample = refused.find((c) => c.received().length > 0)!;
-    expect(statusOf(sample.received())).toBe(429);
-    expect(JSON.parse(bodyOf(sample.received())).error).toMatchObject({
+    // A local peer counts only against the total; the connections it holds without a request
+    // (or a token) are closed at the header timeout, so they cannot lock others out for long.
+    await until(() => conns.every((c) => c.socket.destroyed));
+    const refused = conns.filter((c) => statusOf(c.received()) === 429);
+    const timedOut = conns.filter((c) => statusOf(c.received()) === 408);
+    // Slots freed by the timeout mid-flood admit later ones: every connection was one or the other.
+    expect(refused.length + timedOut.length).toBeGreaterThanOrEqual(1900);
+    expect(refused.length).toBeGreaterThan(1000);
+    expect(JSON.parse(bodyOf(refused[0]!.received())).error).toMatchObject({
       code: "too_many_requests",
       retryable: true,
-      details: { limit: 20, scope: "peer" },
+      details: { limit: 100, scope: "total" },
     });
-    expect(await health(server.url)).toBe(200); // another peer address is still served
+    expect(timedOut.length).toBeGreaterThanOrEqual(100);
+    expect(await health(server.url)).toBe(200);
     expect(await fdCount(server.pid)).toBeLessThan(200);
   }, 120_000);
 

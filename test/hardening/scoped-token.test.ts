@@ -169,6 +169,36 @@ describe("scoped CLAW_TOKEN (finding 5)", () => {
     expect((await server.op("read", { bus: "probe-bus" })).status).toBe(200); // the server's token still works
   }, 90_000);
 
+  it("a run on the shared default bus publishes there but cannot read other sessions' events on it", async () => {
+    const dir = tempDir();
+    server = await startServe(join(dir, "claw.db"), ["--base-url", fake.url]);
+    await server.op("out", { payload: { secret: "another session's event" } }); // on thebus
+    fake.script(
+      callBash({
+        script: probeScript(dir, [
+          ["out-own", '{"op":"out","args":{"bus":"$CLAW_BUS","payload":{"from":"run"}}}'],
+          ["read-shared", '{"op":"read","args":{"bus":"thebus"}}'],
+          ["read-default", '{"op":"read","args":{}}'],
+          ["own-messages", '{"op":"get_messages","args":{"sessionKey":"$CLAW_SESSION_KEY"}}'],
+        ]),
+      }),
+      answer("done"),
+    );
+    const started = await server.op("run_task", { prompt: "probe", sessionKey: "on-thebus" });
+    expect(started.status).toBe(200);
+    await fileAppears(join(dir, "ready"));
+    expect(codesOf(dir)).toEqual({ "out-own": 200, "read-shared": 403, "read-default": 403, "own-messages": 200 });
+    const token = readFileSync(join(dir, "token"), "utf8");
+    const sse = await fetch(`${server.url}/bus/thebus/events?after=0&token=${token}`);
+    expect(sse.status).toBe(403);
+    // A client with the server's token follows thebus as before: the run's event is there.
+    const events = await server.op("read", { bus: "thebus", limit: 1000 });
+    expect(events.body.result.events.map((e: { payload: unknown }) => e.payload)).toContainEqual({ from: "run" });
+    writeFileSync(join(dir, "go"), "");
+    const done = await server.op("check_task", { taskId: started.body.result.taskId, waitMs: 30_000 });
+    expect(done.body.result.task.status).toBe("completed");
+  }, 90_000);
+
   it("a bash call's token reaches only its event buses and dies with the call", async () => {
     const dir = tempDir();
     server = await startServe(join(dir, "claw.db"));

@@ -63,7 +63,7 @@ describe("stream tickets", () => {
     expect(await openWs(server.url, "ticket=clawtkt_made-up")).toBe(401);
   });
 
-  it("a ticket is refused on /do and /mcp, and scoped tokens cannot mint one", async () => {
+  it("a ticket is refused on /do and /mcp and used up there, and scoped tokens cannot mint one", async () => {
     server = await startServer(memClaw());
     const ticket = await ticketOf(server);
     const res = await fetch(`${server.url}/do?ticket=${ticket}`, {
@@ -72,12 +72,17 @@ describe("stream tickets", () => {
       body: JSON.stringify({ op: "list_buses" }),
     });
     expect(res.status).toBe(401);
-    const mcp = await fetch(`${server.url}/mcp?ticket=${await ticketOf(server)}`, {
+    // Tried once, gone: the stream it was minted for is refused too.
+    const after = await fetch(`${server.url}/bus/tk/events?ticket=${ticket}`);
+    expect(after.status).toBe(401);
+    const mcpTicket = await ticketOf(server);
+    const mcp = await fetch(`${server.url}/mcp?ticket=${mcpTicket}`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: "{}",
     });
     expect(mcp.status).toBe(401);
+    expect((await fetch(`${server.url}/bus/tk/events?ticket=${mcpTicket}`)).status).toBe(401);
     const scoped = server.claw.services.tokens.mint({ owner: "a test run", buses: ["thebus"] });
     const r = await server.post({ op: "stream_ticket" }, { authorization: `Bearer ${scoped.token}` });
     expect(r.status).toBe(403);

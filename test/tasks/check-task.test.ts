@@ -1,7 +1,8 @@
 /** check_task: the server-side wait of the run contract and its edge cases. */
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { answer, callBash } from "../fixtures/fake-responses.js";
+import { REMOTE } from "../helpers/claw.js";
 import { fixture, type Gate, gate, taskClaw, until } from "./helpers.js";
 
 let fx: Awaited<ReturnType<typeof fixture>>;
@@ -35,12 +36,36 @@ test("the default wait window is 45 s (a caller going away ends only its wait)",
   const { claw, taskId } = await runningTask();
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 300); // well past 100 ms of waiting, even when the call travels to a server first
-  const r = await claw.task.check({ taskId }, { signal: ac.signal });
-  expect(r.continuePolling).toBe(true);
-  const [rec] = await telemetryOf(claw, taskId);
+  await expect(claw.task.check({ taskId }, { signal: ac.signal })).rejects.toMatchObject({ name: "AbortError" });
+  // The server's side of the wait ends by itself (on a server, after cancel_call arrives).
+  const [rec] = await vi.waitFor(async () => {
+    const recs = await telemetryOf(claw, taskId);
+    expect(recs).toHaveLength(1);
+    return recs;
+  });
   expect(rec!.waitAskedMs).toBe(45_000);
   expect(rec!.waitedMs).toBeGreaterThanOrEqual(100);
   expect(rec!.waitedMs).toBeLessThan(45_000);
+});
+
+test("an aborted call rejects with the signal's reason, as fetch does, and its wait still ends", async () => {
+  const { claw, taskId } = await runningTask();
+  // Aborted before the call: rejected without a snapshot.
+  const before = await claw.task.check({ taskId }, { signal: AbortSignal.abort() }).then(
+    (r) => r,
+    (err: unknown) => err,
+  );
+  expect(before).toBeInstanceOf(DOMException);
+  expect(before).toMatchObject({ name: "AbortError" });
+  // Aborted during the wait, with a reason of the caller's own: that very value.
+  const mine = new Error("the user navigated away");
+  const ac = new AbortController();
+  const pending = claw.task.check({ taskId, waitMs: 60_000 }, { signal: ac.signal });
+  await vi.waitFor(() => expect(claw.services.tasks.notifier.size).toBe(1));
+  ac.abort(mine);
+  await expect(pending).rejects.toBe(mine);
+  await vi.waitFor(() => expect(claw.services.tasks.notifier.size).toBe(0)); // the wait was abandoned there too
+  expect((await claw.task.get({ taskId })).status).toBe("in_progress");
 });
 
 test("an aborted wait (client gone) leaves the task running, and it still completes", async () => {
@@ -48,9 +73,8 @@ test("an aborted wait (client gone) leaves the task running, and it still comple
   const ac = new AbortController();
   const pending = claw.task.check({ taskId, waitMs: 60_000 }, { signal: ac.signal });
   ac.abort();
-  const r = await pending;
-  expect(r.task.status).toBe("in_progress");
-  expect(claw.services.tasks.notifier.size).toBe(0); // the waiter was removed
+  await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+  await vi.waitFor(() => expect(claw.services.tasks.notifier.size).toBe(0)); // the waiter was removed
   expect((await claw.task.get({ taskId })).status).toBe("in_progress");
   g.open("still done");
   expect((await claw.task.check({ taskId, waitMs: 10_000 })).task).toMatchObject({
@@ -65,8 +89,12 @@ test("a negative waitMs is clamped to 0 and a huge one to 600 s; NaN or a non-nu
   expect(neg).toMatchObject({ waitedMs: 0, continuePolling: true });
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 50);
-  await claw.task.check({ taskId, waitMs: 1e15 }, { signal: ac.signal });
-  const recs = await telemetryOf(claw, taskId);
+  await expect(claw.task.check({ taskId, waitMs: 1e15 }, { signal: ac.signal })).rejects.toThrow();
+  const recs = await vi.waitFor(async () => {
+    const all = await telemetryOf(claw, taskId);
+    expect(all).toHaveLength(2);
+    return all;
+  });
   expect(recs.map((r) => r.waitAskedMs)).toEqual([600_000, 0]);
   for (const waitMs of [Number.NaN, Number.POSITIVE_INFINITY, "10s", null]) {
     const res = await claw.do({ op: "check_task", args: { taskId, waitMs } });
@@ -192,13 +220,19 @@ test("check_task on an unknown task is not_found and never creates one", async (
   expect((await claw.task.list()).tasks).toHaveLength(0);
 });
 
-test("closing the claw answers pending check_task calls", async () => {
+test("closing the claw answers pending check_task calls with an error, not a snapshot taken for an answer", async () => {
   const { claw, taskId } = await runningTask();
   const pending = claw.task.check({ taskId, waitMs: 60_000 });
+  const outcome = pending.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   await new Promise((r) => setTimeout(r, 50));
   const started = Date.now();
   await claw.close();
-  const r = await pending;
+  const err = await outcome;
   expect(Date.now() - started).toBeLessThan(10_000);
-  expect(r.task.taskId).toBe(taskId);
+  // A local claw is the server shutting down (retry against the next one); a remote client that
+  // closes is its caller going away.
+  expect(err).toMatchObject(REMOTE ? { code: "cancelled" } : { code: "shutting_down", retryable: true });
 });
