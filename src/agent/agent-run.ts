@@ -11,9 +11,9 @@ import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
 import { type AgentLoopConfig, type LoopProgress, runAgentLoop } from "./agent-loop.js";
 import { bashTool } from "./bash-tool.js";
+import type { ContextCache } from "./context-cache.js";
 import { DEFAULT_INSTRUCTIONS } from "./instructions.js";
 import type { ModelCaller } from "./model-call.js";
-import { RunContext } from "./run-context.js";
 import type { RunEvents } from "./run-events.js";
 import { bashExecutor } from "./run-tools.js";
 import { sessionRunInbox, sessionRunStore } from "./session-run-port.js";
@@ -29,6 +29,8 @@ export interface AgentRunDeps {
   client: OpenAI;
   model: ModelCaller;
   events: RunEvents;
+  /** Where the session's context is kept between runs. */
+  contexts: ContextCache;
 }
 
 /** One run's identity and control. */
@@ -73,11 +75,14 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
       messageId: m.id,
       ...("queuedId" in first ? { via: "queue" as const } : {}),
     });
-    // The history is read once; from here the loop keeps the context in memory.
-    const context = new RunContext(await store.allMessages(session.sessionId));
+    // Storage is read once (only what is new since this node's last run of the session); from
+    // here the loop keeps the context in memory.
+    const context = await deps.contexts.load(store, session.sessionId);
     await runAgentLoop(loopConfig(deps, ctx), context, progress);
     status = progress.text !== "" ? "completed" : "completed_no_summary";
   } catch (err) {
+    // A failed write may have left the kept context behind storage: the next run reads it all.
+    deps.contexts.forget(session.sessionId);
     const e = toClawError(err);
     if (signal.aborted || e.code === "cancelled") {
       status = "cancelled";

@@ -15,9 +15,12 @@ const startsTurn = (m: Message) => m.role === "user" || m.role === "summary";
 export class RunContext {
   private settledInput: ResponseInputItem[] = [];
   private open: Message[] = [];
+  /** The seq of the newest message in the context (0 when empty). */
+  lastSeq = 0;
 
   /** @param history The session's stored messages, oldest first (the run's own first message included). */
   constructor(history: readonly Message[]) {
+    this.lastSeq = history.at(-1)?.seq ?? 0;
     const live = contextMessages(history);
     let cut = live.length;
     while (cut > 0 && !startsTurn(live[cut - 1]!)) cut--;
@@ -29,6 +32,7 @@ export class RunContext {
 
   /** Adds a message the run stored. A summary starts the context over, as it does when read from storage. */
   add(m: Message): void {
+    if (m.seq > this.lastSeq) this.lastSeq = m.seq;
     if (m.role === "summary") {
       this.settledInput = [];
       this.open = [m];

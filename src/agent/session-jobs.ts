@@ -13,6 +13,7 @@ import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
 import { executeRun, type RunMessage } from "./agent-run.js";
 import { type CompactOutcome, compactSession } from "./compact.js";
+import type { ContextCache } from "./context-cache.js";
 import type { ModelCaller } from "./model-call.js";
 import { RunEvents } from "./run-events.js";
 import type { Job } from "./run-scheduler.js";
@@ -35,6 +36,7 @@ export interface JobDeps {
   store: SessionStore;
   model: ModelCaller;
   tokens: ScopedTokens;
+  contexts: ContextCache;
 }
 
 /** A promise with its settle functions (the caller's side of a job). */
@@ -100,7 +102,7 @@ export function runJob(
         await deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
         const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
-        const { config, store, bash, model } = deps;
+        const { config, store, bash, model, contexts } = deps;
         // Served, the run's bash gets a token of its own, scoped to this run and ended with it.
         const token = config.url
           ? deps.tokens.mint({
@@ -114,7 +116,7 @@ export function runJob(
         let result: RunResult;
         try {
           result = await executeRun(
-            { config, store, bash, model, client, events },
+            { config, store, bash, model, client, events, contexts },
             { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token },
             first,
           );
