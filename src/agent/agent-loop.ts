@@ -41,6 +41,18 @@ export interface ToolExecutor {
   execute(call: ModelCall, signal: AbortSignal): Promise<ToolOutcome>;
 }
 
+/** Judges each call before it starts (approvals); may wait for a decision, which pauses the run. */
+export interface CallGate {
+  /** Undefined: the call runs. An outcome: the call never runs and the model gets this instead. */
+  admit(call: ModelCall, signal: AbortSignal): Promise<ToolOutcome | undefined>;
+}
+
+/** Gives each run its gate (the claw's approvals). */
+export interface RunGates {
+  /** The gate of one run; undefined when its calls need no approval. */
+  forRun(run: { sessionId: string; bus: string; runId: string; taskId?: string }): Promise<CallGate | undefined>;
+}
+
 /** Everything the loop talks to. */
 export interface AgentLoopConfig {
   /** A run ends with `turn_limit` after this many model calls without a final answer. */
@@ -51,6 +63,8 @@ export interface AgentLoopConfig {
   store: RunStorePort;
   inbox: RunInbox;
   tools: ToolExecutor;
+  /** Judges calls before they start. Default: every call runs */
+  gate?: CallGate;
   /** Publishes a lifecycle event. */
   emit(e: AgentEventInput): void;
 }
@@ -199,6 +213,17 @@ async function runCalls(cfg: AgentLoopConfig, context: RunContext, calls: readon
   for (const call of calls) {
     if (await cfg.inbox.hasSteering()) {
       await finish(call, SKIPPED, true);
+      continue;
+    }
+    let refused: ToolOutcome | undefined;
+    try {
+      refused = await cfg.gate?.admit(call, cfg.signal);
+    } catch (err) {
+      await finish(call, CANCELLED);
+      throw err;
+    }
+    if (refused) {
+      await finish(call, refused);
       continue;
     }
     ran++;

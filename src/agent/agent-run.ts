@@ -9,7 +9,7 @@ import type OpenAI from "openai";
 import type { BashRunner } from "../bash/bash-runner.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
-import { type AgentLoopConfig, type LoopProgress, runAgentLoop } from "./agent-loop.js";
+import { type AgentLoopConfig, type CallGate, type LoopProgress, runAgentLoop } from "./agent-loop.js";
 import { bashTool } from "./bash-tool.js";
 import type { ContextCache } from "./context-cache.js";
 import { DEFAULT_INSTRUCTIONS } from "./instructions.js";
@@ -41,6 +41,8 @@ export interface AgentRunContext {
   signal: AbortSignal;
   /** The run's scoped token, given to its bash as CLAW_TOKEN (served claws only). */
   token?: string;
+  /** Judges each call before it runs (approvals). Default: every call runs */
+  gate?: CallGate;
 }
 
 /** Where the run's first user message comes from: given text, or a queued prompt (its row id). */
@@ -159,6 +161,7 @@ function loopConfig(deps: AgentRunDeps, ctx: AgentRunContext): AgentLoopConfig {
       CLAW_URL: config.url,
       CLAW_TOKEN: ctx.token,
     }),
+    ...(ctx.gate ? { gate: ctx.gate } : {}),
     emit: (e) => events.emit(e),
   };
 }

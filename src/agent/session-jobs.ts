@@ -11,6 +11,7 @@ import type { BashRunner } from "../bash/bash-runner.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
+import type { RunGates } from "./agent-loop.js";
 import { executeRun, type RunMessage } from "./agent-run.js";
 import { type CompactOutcome, compactSession } from "./compact.js";
 import type { ContextCache } from "./context-cache.js";
@@ -37,6 +38,8 @@ export interface JobDeps {
   model: ModelCaller;
   tokens: ScopedTokens;
   contexts: ContextCache;
+  /** Approvals of the runs' calls. Default: none */
+  gates?: RunGates;
 }
 
 /** A promise with its settle functions (the caller's side of a job). */
@@ -101,6 +104,7 @@ export function runJob(
         started = true;
         await deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
         const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
+        const gate = await deps.gates?.forRun({ ...ids, bus: session.bus });
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
         const { config, store, bash, model, contexts } = deps;
         // Served, the run's bash gets a token of its own, scoped to this run and ended with it.
@@ -117,7 +121,7 @@ export function runJob(
         try {
           result = await executeRun(
             { config, store, bash, model, client, events, contexts },
-            { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token },
+            { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token, gate },
             first,
           );
         } finally {

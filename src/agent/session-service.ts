@@ -24,6 +24,7 @@ import { ClawError } from "../core/errors.js";
 import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import type { AgentEvent } from "./agent-events.js";
+import type { RunGates } from "./agent-loop.js";
 import type { CompactOutcome } from "./compact.js";
 import { ContextCache } from "./context-cache.js";
 import { ModelCaller } from "./model-call.js";
@@ -51,6 +52,8 @@ export interface SessionServiceDeps {
   node: string;
   /** How long a node may miss heartbeats before its work is recovered and its session leases lapse. */
   leaseMs: number;
+  /** Approvals of the runs' bash calls. Default: none (every call runs) */
+  gates?: RunGates;
 }
 
 /** Options of {@link SessionService.run}. */
@@ -389,7 +392,16 @@ export class SessionService {
 
   private jobDeps() {
     const { config, bus, bash, tokens } = this.deps;
-    return { config, bus, bash, tokens, store: this.store, model: this.model, contexts: this.contexts };
+    return {
+      config,
+      bus,
+      bash,
+      tokens,
+      store: this.store,
+      model: this.model,
+      contexts: this.contexts,
+      gates: this.deps.gates,
+    };
   }
 
   private clientFor(session: Session) {
