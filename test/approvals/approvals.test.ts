@@ -187,3 +187,14 @@ describe("approval policy", () => {
     ).rejects.toMatchObject({ code: "invalid_args" });
   });
 });
+
+describe("who may decide", () => {
+  it("an agent's scoped token never may (approve scope needed); one granted approve may", async () => {
+    const { authorizeScoped } = await import("../../src/access/token-scope.js");
+    const { approvalDecideOp } = await import("../../src/ops/approval.js");
+    const agent = { owner: "run r of session s", buses: ["thebus"], sessionId: "s", taskId: "t" };
+    const args = { approvalId: "apr_x", decision: "approve" };
+    expect(() => authorizeScoped(agent, approvalDecideOp, args)).toThrow(/approve/);
+    expect(() => authorizeScoped({ ...agent, approve: true }, approvalDecideOp, args)).not.toThrow();
+  });
+});
