@@ -32,6 +32,7 @@ const SCENARIOS = [
   "replay",
   "bash",
   "tasks",
+  "session-turn",
   "memory",
   "peer-publish",
   "peer-fanout",

@@ -185,6 +185,14 @@ export const TASK_CASES: ParityCase[] = [
   { name: "continuity_context", op: "continuity_context", args: { limit: 5 }, expect: "ok" },
   { name: "memory_add", op: "memory_add", args: { text: "parity notes live here", tags: ["p"] }, expect: "ok" },
   { name: "memory_search", op: "memory_search", args: { query: "parity" }, expect: "ok" },
+  { name: "approval_list", op: "approval_list", args: { status: "pending" }, expect: "ok" },
+  { name: "approval_get", op: "approval_get", args: { approvalId: "apr_unknown" }, expect: "not_found" },
+  {
+    name: "approval_decide",
+    op: "approval_decide",
+    args: { approvalId: "apr_unknown", decision: "deny" },
+    expect: "not_found",
+  },
 ];
 
 /** Every case, in order. */

@@ -107,6 +107,22 @@ async function prepare(claw: Claw, example: unknown): Promise<unknown> {
   if (typeof ex.sessionId === "string")
     ex.sessionId = ((await claw.call("start_session", { sessionKey: "seeded" })) as any).sessionId;
   if (typeof ex.waitMs === "number") ex.waitMs = Math.min(ex.waitMs, 200);
+  // An approval the examples can read and decide: stored as a paused run's call stores it.
+  if (typeof ex.approvalId === "string")
+    ex.approvalId = (
+      await (claw as any).services.approvals.store.insert({
+        sessionId: "s_seed",
+        runId: `run_seed_${Math.random()}`,
+        taskId: null,
+        callId: "call_seed",
+        script: "echo seed",
+        cwd: null,
+        args: '{"script":"echo seed"}',
+        reason: "mode always",
+        onTimeout: "deny",
+        expiresAt: null,
+      })
+    ).approvalId;
   const fill = (v: unknown): unknown => {
     if (typeof v === "string" && /^<.+>$/.test(v)) {
       if (v.includes("instance")) return claw.identity.instance;

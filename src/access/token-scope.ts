@@ -28,6 +28,8 @@ export interface TokenScope {
   sessionKey?: string;
   /** The task it may `get_task`, `check_task` and `task_update`. */
   taskId?: string;
+  /** May decide approvals (operations of scope "approve"). Default: false */
+  approve?: boolean;
 }
 
 /** The scopes in the order the refusal message lists their operations. */
@@ -134,6 +136,10 @@ export function authorizeScoped(
         scope,
         scope.sessionId ? `only session ${scope.sessionId} is its session` : "it belongs to no session",
       );
+    return;
+  }
+  if (reach === "approve") {
+    if (scope.approve !== true) throw refused(scope, `deciding approvals needs the scope "approve"`);
     return;
   }
   throw refused(scope, `operation ${op.name} is outside its scope`);

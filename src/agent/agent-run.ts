@@ -1,24 +1,25 @@
 /**
- * One run of the agent loop: user message → streamed model turn → each function call run in
- * order → outputs appended → next turn, until the model answers without a tool call. Every
- * output item is stored verbatim as it arrives in the response and replayed unchanged. Steering
- * lands at turn boundaries (calls not yet started get a "skipped" output), follow-ups when the
- * run would end; both come from the session's durable queue.
+ * One run of a stored session: stores its first user message, loads the history once, and runs
+ * the agent loop (agent-loop.ts) with the session's tables as its storage and inbox, the model
+ * through the ModelCaller and bash as its tool; then records the run's end. Every output item
+ * is stored verbatim as it arrives and replayed unchanged; steering and follow-ups come from the
+ * session's durable queue.
  */
 import type OpenAI from "openai";
 import type { BashRunner } from "../bash/bash-runner.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
+import { type AgentLoopConfig, type CallGate, type LoopProgress, runAgentLoop } from "./agent-loop.js";
 import { bashTool } from "./bash-tool.js";
-import { contextMessages, toInput } from "./history.js";
+import type { ContextCache } from "./context-cache.js";
 import { DEFAULT_INSTRUCTIONS } from "./instructions.js";
 import type { ModelCaller } from "./model-call.js";
-import { callOf, type ModelCall } from "./output-items.js";
 import type { RunEvents } from "./run-events.js";
-import { runCalls } from "./run-tools.js";
+import { bashExecutor } from "./run-tools.js";
+import { sessionRunInbox, sessionRunStore } from "./session-run-port.js";
 import type { RunResult, Session } from "./session-schemas.js";
 import type { SessionStore } from "./session-store.js";
-import { addUsage, zeroUsage } from "./usage.js";
+import { zeroUsage } from "./usage.js";
 
 /** Everything one run needs. */
 export interface AgentRunDeps {
@@ -28,6 +29,8 @@ export interface AgentRunDeps {
   client: OpenAI;
   model: ModelCaller;
   events: RunEvents;
+  /** Where the session's context is kept between runs. */
+  contexts: ContextCache;
 }
 
 /** One run's identity and control. */
@@ -38,6 +41,8 @@ export interface AgentRunContext {
   signal: AbortSignal;
   /** The run's scoped token, given to its bash as CLAW_TOKEN (served claws only). */
   token?: string;
+  /** Judges each call before it runs (approvals). Default: every call runs */
+  gate?: CallGate;
 }
 
 /** Where the run's first user message comes from: given text, or a queued prompt (its row id). */
@@ -47,28 +52,16 @@ export type RunMessage = { text: string } | { queuedId: number };
 export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first: RunMessage): Promise<RunResult> {
   const { store, events, config } = deps;
   const { session, runId, signal } = ctx;
-  const usage = zeroUsage();
-  let turns = 0;
-  let toolCalls = 0;
-  let lastText = "";
-  let lastFinal = false;
-  let refusal = false;
+  const progress: LoopProgress = {
+    turns: 0,
+    toolCalls: 0,
+    usage: zeroUsage(),
+    text: "",
+    final: false,
+    refusal: false,
+  };
   let status: RunResult["status"];
   let error: RunResult["error"];
-
-  // Takes queued messages of a kind into the history (one transaction each) and announces them.
-  const deliver = async (kind: "steer" | "follow_up", limit?: number): Promise<boolean> => {
-    const taken = await store.queue.deliver(session.sessionId, runId, kind, limit);
-    for (const m of taken)
-      events.emit({
-        type: "message",
-        role: "user",
-        text: m.text ?? "",
-        messageId: m.id,
-        via: kind === "steer" ? "steering" : "follow_up",
-      });
-    return taken.length > 0;
-  };
 
   const firstText = "text" in first ? first.text : ((await store.queue.text(first.queuedId)) ?? "");
   events.emit({ type: "agent_start", message: firstText, model: session.model, provider: session.provider });
@@ -84,88 +77,14 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
       messageId: m.id,
       ...("queuedId" in first ? { via: "queue" as const } : {}),
     });
-    await deliver("steer");
-    for (;;) {
-      if (turns >= config.maxTurns)
-        throw new ClawError(
-          "turn_limit",
-          `the run reached the turn limit (${config.maxTurns} model calls) without a final answer`,
-          { maxTurns: config.maxTurns },
-        );
-      turns++;
-      events.emit({ type: "turn_start", turn: turns });
-      const out = await deps.model.turn(
-        deps.client,
-        {
-          model: session.model,
-          instructions: session.instructions ?? DEFAULT_INSTRUCTIONS,
-          input: toInput(contextMessages(await store.allMessages(session.sessionId))),
-          tools: [bashTool],
-          signal,
-          streamText: session.streamText,
-          onEvent: (e) => events.raw(e),
-        },
-        {
-          provider: session.provider,
-          policy: config.modelRetry,
-          onRetry: ({ attempt, delayMs, failure }) =>
-            events.emit({
-              type: "retry",
-              turn: turns,
-              attempt,
-              delayMs,
-              ...(failure.status !== undefined ? { status: failure.status } : {}),
-              error: { code: failure.error.code, message: failure.error.message },
-            }),
-        },
-      );
-      addUsage(usage, out.usage);
-
-      // Stored in output order, one transaction per item, before any call runs.
-      const calls: ModelCall[] = [];
-      for (const item of out.items) {
-        const stored = await store.appendItem(session.sessionId, runId, item);
-        const call = callOf(item);
-        if (call) calls.push(call);
-        if (stored.role === "assistant") {
-          const text = stored.text ?? "";
-          events.emit({
-            type: "message",
-            role: "assistant",
-            text,
-            messageId: stored.id,
-            ...(stored.phase ? { phase: stored.phase } : {}),
-            ...(stored.refusal ? { refusal: true } : {}),
-          });
-          // A final answer wins over commentary that comes after it in the same run.
-          const final = stored.phase !== "commentary";
-          if (text !== "" && (final || !lastFinal)) {
-            lastText = text;
-            lastFinal = final;
-            refusal = stored.refusal === true;
-          }
-        } else if (stored.role === "reasoning" && stored.text) {
-          events.emit({ type: "message", role: "reasoning", text: stored.text, messageId: stored.id });
-        }
-      }
-      if (out.status === "incomplete") {
-        throw new ClawError(
-          "model_incomplete",
-          `the model stopped before finishing its answer (${out.incompleteReason ?? "no reason given"}); the partial answer is kept`,
-          { reason: out.incompleteReason ?? null },
-        );
-      }
-
-      toolCalls += await runCalls(deps, ctx, calls);
-
-      if (await deliver("steer")) continue;
-      if (calls.length > 0) continue;
-      // One follow-up at a time, each answered before the next is delivered.
-      if (await deliver("follow_up", 1)) continue;
-      break;
-    }
-    status = lastText !== "" ? "completed" : "completed_no_summary";
+    // Storage is read once (only what is new since this node's last run of the session); from
+    // here the loop keeps the context in memory.
+    const context = await deps.contexts.load(store, session.sessionId);
+    await runAgentLoop(loopConfig(deps, ctx), context, progress);
+    status = progress.text !== "" ? "completed" : "completed_no_summary";
   } catch (err) {
+    // A failed write may have left the kept context behind storage: the next run reads it all.
+    deps.contexts.forget(session.sessionId);
     const e = toClawError(err);
     if (signal.aborted || e.code === "cancelled") {
       status = "cancelled";
@@ -181,7 +100,8 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
         config.log(`tsclaw: run ${runId} failed: ${(err as Error)?.stack ?? String(err)}`);
     }
   }
-  const result: RunResult = { sessionId: session.sessionId, runId, status, text: lastText, usage, turns, toolCalls };
+  const { turns, toolCalls, usage, text, refusal } = progress;
+  const result: RunResult = { sessionId: session.sessionId, runId, status, text, usage, turns, toolCalls };
   if (error) result.error = error;
   if (refusal) result.refusal = true;
   await store.endRun(runId, { status, turns, toolCalls, usage, error });
@@ -189,11 +109,63 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
     type: "agent_end",
     status,
     ...(error ? { error } : {}),
-    text: lastText,
+    text,
     ...(refusal ? { refusal } : {}),
     usage,
     turns,
     toolCalls,
   });
   return result;
+}
+
+/** The loop's ports for a run of a stored session: the model, the session's tables, bash. */
+function loopConfig(deps: AgentRunDeps, ctx: AgentRunContext): AgentLoopConfig {
+  const { store, events, config } = deps;
+  const { session, runId, signal } = ctx;
+  return {
+    maxTurns: config.maxTurns,
+    signal,
+    model: (input, turn) =>
+      deps.model.turn(
+        deps.client,
+        {
+          model: session.model,
+          instructions: session.instructions ?? DEFAULT_INSTRUCTIONS,
+          input,
+          tools: [bashTool],
+          signal,
+          streamText: session.streamText,
+          onEvent: (e) => events.raw(e),
+        },
+        {
+          provider: session.provider,
+          policy: config.modelRetry,
+          onRetry: ({ attempt, delayMs, failure }) =>
+            events.emit({
+              type: "retry",
+              turn,
+              attempt,
+              delayMs,
+              ...(failure.status !== undefined ? { status: failure.status } : {}),
+              error: { code: failure.error.code, message: failure.error.message },
+            }),
+        },
+      ),
+    store: sessionRunStore(store, session.sessionId, runId),
+    inbox: sessionRunInbox(store, session.sessionId, runId),
+    tools: bashExecutor(
+      deps.bash,
+      {
+        CLAW_SESSION_ID: session.sessionId,
+        CLAW_SESSION_KEY: session.sessionKey,
+        CLAW_TASK_ID: ctx.taskId,
+        CLAW_BUS: session.bus,
+        CLAW_URL: config.url,
+        CLAW_TOKEN: ctx.token,
+      },
+      (callId, chunk) => events.emit({ type: "tool_output", callId, ...chunk }),
+    ),
+    ...(ctx.gate ? { gate: ctx.gate } : {}),
+    emit: (e) => events.emit(e),
+  };
 }

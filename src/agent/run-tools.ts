@@ -1,83 +1,44 @@
 /**
- * The tool calls of one model response, run in order. A call not yet started when a steering
- * message is waiting gets a "skipped" output instead; every call ends with a stored result, a
- * cancelled one included, so the history stays valid for the next request.
+ * The tool executor of a run: the model's bash calls, run with the run's context in the
+ * environment (session, task, bus, and when served the URL and a token scoped to the run).
  */
+import type { BashRunner } from "../bash/bash-runner.js";
+import type { ToolExecutor } from "./agent-loop.js";
+import { runBashTool } from "./bash-tool.js";
+import { LiveOutput, type LiveOutputChunk } from "./live-output.js";
 
-import type { AgentRunContext, AgentRunDeps } from "./agent-run.js";
-import { parseToolArgs, runBashTool, type ToolOutcome } from "./bash-tool.js";
-import { LiveOutput } from "./live-output.js";
-import type { ModelCall } from "./output-items.js";
-import { eventSizedResult } from "./run-events.js";
+/** The variables a run's bash sees (unset ones are left out). */
+export interface RunEnv {
+  CLAW_SESSION_ID: string;
+  CLAW_SESSION_KEY: string;
+  CLAW_TASK_ID: string | undefined;
+  CLAW_BUS: string;
+  CLAW_URL: string | undefined;
+  /** Scoped to this run, never the server's token. */
+  CLAW_TOKEN: string | undefined;
+}
 
-const SKIPPED: ToolOutcome = {
-  result: { error: { code: "skipped", message: "skipped: the user sent a new message before this call started" } },
-  isError: true,
-};
-const CANCELLED: ToolOutcome = {
-  result: { error: { code: "cancelled", message: "the run was aborted while this call was running" } },
-  isError: true,
-};
-
-/** Runs `calls`; returns how many ran. Throws only `cancelled` (after storing the call's result). */
-export async function runCalls(deps: AgentRunDeps, ctx: AgentRunContext, calls: readonly ModelCall[]): Promise<number> {
-  const { store, events, config } = deps;
-  const { session, runId } = ctx;
-  const contextEnv = {
-    CLAW_SESSION_ID: session.sessionId,
-    CLAW_SESSION_KEY: session.sessionKey,
-    CLAW_TASK_ID: ctx.taskId,
-    CLAW_BUS: session.bus,
-    CLAW_URL: config.url,
-    CLAW_TOKEN: ctx.token, // scoped to this run, never the server's token
+/**
+ * Runs each call with bash. A call's output is published live through `onLive` while it runs
+ * (coalesced, capped: see LiveOutput), and flushed before the call's result is announced.
+ */
+export function bashExecutor(
+  bash: BashRunner,
+  contextEnv: RunEnv,
+  onLive?: (callId: string, chunk: LiveOutputChunk) => void,
+): ToolExecutor {
+  return {
+    execute: async (call, signal) => {
+      const live = onLive ? new LiveOutput((chunk) => onLive(call.callId, chunk)) : undefined;
+      try {
+        return await runBashTool(bash, call.name, call.arguments, {
+          signal,
+          contextEnv: { ...contextEnv },
+          ...(live ? { onOutput: (stream, chunk) => live.push(stream, chunk) } : {}),
+        });
+      } finally {
+        live?.flush(); // the output before the result that holds it
+      }
+    },
   };
-  const finish = async (call: ModelCall, outcome: ToolOutcome, skipped = false) => {
-    await store.append(session.sessionId, {
-      runId,
-      role: "tool_result",
-      callId: call.callId,
-      name: call.name,
-      result: outcome.result,
-      isError: outcome.isError,
-    });
-    events.emit({
-      type: "tool_execution_end",
-      callId: call.callId,
-      name: call.name,
-      result: eventSizedResult(outcome.result),
-      isError: outcome.isError,
-      ...(skipped ? { skipped } : {}),
-    });
-  };
-  let ran = 0;
-  for (const call of calls) {
-    if (await store.queue.has(session.sessionId, "steer")) {
-      await finish(call, SKIPPED, true);
-      continue;
-    }
-    ran++;
-    const parsed = parseToolArgs(call.arguments);
-    events.emit({
-      type: "tool_execution_start",
-      callId: call.callId,
-      name: call.name,
-      args: parsed.error ? call.arguments : parsed.args,
-    });
-    const live = new LiveOutput((chunk) => events.emit({ type: "tool_output", callId: call.callId, ...chunk }));
-    let outcome: ToolOutcome;
-    try {
-      outcome = await runBashTool(deps.bash, call.name, call.arguments, {
-        signal: ctx.signal,
-        contextEnv,
-        onOutput: (stream, chunk) => live.push(stream, chunk),
-      });
-    } catch (err) {
-      live.flush();
-      await finish(call, CANCELLED);
-      throw err;
-    }
-    live.flush(); // the output before the result that holds it
-    await finish(call, outcome);
-  }
-  return ran;
 }

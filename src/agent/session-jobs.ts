@@ -12,8 +12,10 @@ import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
+import type { RunGates } from "./agent-loop.js";
 import { executeRun, type RunMessage } from "./agent-run.js";
 import { type CompactOutcome, compactSession } from "./compact.js";
+import type { ContextCache } from "./context-cache.js";
 import type { ModelCaller } from "./model-call.js";
 import { RunEvents } from "./run-events.js";
 import type { Job } from "./run-scheduler.js";
@@ -36,6 +38,9 @@ export interface JobDeps {
   store: SessionStore;
   model: ModelCaller;
   tokens: ScopedTokens;
+  contexts: ContextCache;
+  /** Approvals of the runs' calls. Default: none */
+  gates?: RunGates;
 }
 
 /** A promise with its settle functions (the caller's side of a job). */
@@ -100,8 +105,9 @@ export function runJob(
         started = true;
         await deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
         const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
+        const gate = await deps.gates?.forRun({ ...ids, bus: session.bus });
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
-        const { config, store, bash, model } = deps;
+        const { config, store, bash, model, contexts } = deps;
         // Served, the run's bash gets a token of its own, scoped to this run and ended with it.
         const token = config.url
           ? deps.tokens.mint({
@@ -118,8 +124,8 @@ export function runJob(
         let result: RunResult;
         try {
           result = await executeRun(
-            { config, store, bash, model, client, events },
-            { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token },
+            { config, store, bash, model, client, events, contexts },
+            { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token, gate },
             first,
           );
         } finally {

@@ -24,7 +24,9 @@ import { ClawError } from "../core/errors.js";
 import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import type { AgentEvent } from "./agent-events.js";
+import type { RunGates } from "./agent-loop.js";
 import type { CompactOutcome } from "./compact.js";
+import { ContextCache } from "./context-cache.js";
 import { ModelCaller } from "./model-call.js";
 import { checkKnownProvider, defaultModelFor, ModelClients, resolveProvider } from "./provider.js";
 import { remoteRuns } from "./remote-runs.js";
@@ -50,6 +52,8 @@ export interface SessionServiceDeps {
   node: string;
   /** How long a node may miss heartbeats before its work is recovered and its session leases lapse. */
   leaseMs: number;
+  /** Approvals of the runs' bash calls. Default: none (every call runs) */
+  gates?: RunGates;
 }
 
 /** Options of {@link SessionService.run}. */
@@ -87,6 +91,8 @@ export class SessionService {
   private closed = false;
   private readonly clients = new ModelClients();
   private readonly model: ModelCaller;
+  /** Recently run sessions' contexts, so a run reads only what was stored since the last one. */
+  private readonly contexts = new ContextCache();
 
   constructor(readonly deps: SessionServiceDeps) {
     this.store = new SessionStore(deps.sql, deps.node);
@@ -336,6 +342,7 @@ export class SessionService {
     this.scheduler.dropWaiting(sessionId, new ClawError("not_found", "the session was deleted"));
     // A run on another node has stopped when abort resolves; one here, when its job has ended.
     if (await this.abort(sessionId)) await this.waitForRun(sessionId);
+    this.contexts.forget(sessionId);
     return this.store.delete(sessionId);
   }
 
@@ -385,7 +392,16 @@ export class SessionService {
 
   private jobDeps() {
     const { config, bus, bash, tokens } = this.deps;
-    return { config, bus, bash, tokens, store: this.store, model: this.model };
+    return {
+      config,
+      bus,
+      bash,
+      tokens,
+      store: this.store,
+      model: this.model,
+      contexts: this.contexts,
+      gates: this.deps.gates,
+    };
   }
 
   private clientFor(session: Session) {

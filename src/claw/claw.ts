@@ -2,9 +2,12 @@
  * createClaw: opens the store, builds the services and returns the typed handles. The same
  * dispatcher backs the handles and every adapter.
  */
+
 import { ScopedTokens } from "../access/scoped-tokens.js";
 import { StreamTickets } from "../access/stream-tickets.js";
 import { SessionService } from "../agent/session-service.js";
+import { ApprovalService } from "../approvals/approval-service.js";
+import { approvalTasks } from "../approvals/approval-tasks.js";
 import { BashRunner } from "../bash/bash-runner.js";
 import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "../bash/sandbox.js";
 import { BusService } from "../bus/bus-service.js";
@@ -103,8 +106,28 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const nodes = new NodeService({ sql, leaseMs: config.leaseMs, url: () => config.url, log: config.log });
   const tokens = new ScopedTokens();
   const node = nodes.id;
-  const sessions = new SessionService({ config, sql, bus, bash, tokens, node, leaseMs: config.leaseMs });
+  // The approvals hold tasks (built after them, as the tasks need the sessions that need the approvals).
+  let taskService: TaskService | undefined;
+  const approvals = new ApprovalService(
+    sql,
+    bus,
+    node,
+    approvalTasks(() => taskService!.store),
+    config.log,
+    config.approval,
+  );
+  const sessions = new SessionService({
+    config,
+    sql,
+    bus,
+    bash,
+    tokens,
+    node,
+    leaseMs: config.leaseMs,
+    gates: approvals,
+  });
   const tasks = new TaskService({ config, sql, bus, sessions, identity, node });
+  taskService = tasks;
   // Several nodes: each heartbeat renews this node's session leases and takes over the work of
   // nodes whose lease lapsed. (On SQLite the start-up recovery is all there is to do.)
   if (store.kind === "postgres")
@@ -117,6 +140,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const memory = new MemoryService({ config, sql });
   const services: Services = {
     config,
+    approvals,
     get db() {
       if (!store.db)
         throw new ClawError(
@@ -157,6 +181,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
       if (reaped > 0)
         config.log(`tsclaw: killed ${reaped} bash processes a previous server on ${config.db} left running`);
     }
+    approvals.start();
     await sessions.start();
     await tasks.start();
     await nodes.start();
@@ -199,6 +224,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
         dispatcher.stop(); // aborts waits and bash runs of in-flight calls
         await tasks.close();
         await sessions.close();
+        approvals.close();
         await nodes.close();
         await dispatcher.idle(5000); // let in-flight calls answer before the database goes
         await tasks.telemetry.settled(); // their records are written a turn after they answer

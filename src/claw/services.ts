@@ -3,6 +3,7 @@
 import type { ScopedTokens } from "../access/scoped-tokens.js";
 import type { StreamTickets } from "../access/stream-tickets.js";
 import type { SessionService } from "../agent/session-service.js";
+import type { ApprovalService } from "../approvals/approval-service.js";
 import type { BashRunner } from "../bash/bash-runner.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
@@ -30,6 +31,8 @@ export interface Services {
   bash: BashRunner;
   sessions: SessionService;
   tasks: TaskService;
+  /** Approvals of the agent's bash calls (approval_list, approval_get, approval_decide). */
+  approvals: ApprovalService;
   memory: MemoryService;
   /** Tokens minted for runs and bash calls (handed to their scripts as CLAW_TOKEN). */
   tokens: ScopedTokens;

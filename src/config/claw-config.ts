@@ -2,11 +2,13 @@
  * createClaw options and the resolved configuration every service reads. Values come from the
  * options, else the CLAW_* variables of the config table, else the defaults.
  */
+
 import { basename } from "node:path";
 import type { SandboxMode } from "../bash/sandbox.js";
 import type { RetentionOptions } from "../bus/bus-service.js";
 import { ClawError } from "../core/errors.js";
 import type { Durability } from "../store/db.js";
+import { type ApprovalPolicy, NO_APPROVAL } from "./approval-policy.js";
 import { DEFAULTS } from "./defaults.js";
 import { SETTINGS } from "./settings.js";
 
@@ -96,6 +98,8 @@ export interface ClawOptions {
   retention?: RetentionOptions;
   /** Max model turns per run before it ends as an error. Default: 100 */
   maxTurns?: number;
+  /** Approval policy of the agent's bash calls in sessions and tasks that set none. Default: `{mode: "never"}` */
+  approval?: ApprovalPolicy;
   /** This node's lease in ms (1 000 to 3 600 000): it heartbeats every third of it; silent for longer, it is not alive. Default: CLAW_LEASE, else 15 000 */
   leaseMs?: number;
   /** Retries of model calls on 429/5xx/network errors. Default: 4 retries, backoff from 1 s doubling, each wait capped at 30 s */
@@ -125,6 +129,7 @@ export interface ClawConfig {
   limits: Required<ClawLimits>;
   retention: RetentionOptions;
   maxTurns: number;
+  approval: ApprovalPolicy;
   leaseMs: number;
   modelRetry: Required<ModelRetryOptions>;
   validateOutputs: boolean;
@@ -220,6 +225,7 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
     limits: limitsWithDefaults(options.limits ?? {}),
     retention: options.retention ?? {},
     maxTurns: options.maxTurns ?? DEFAULTS.maxTurns,
+    approval: options.approval ?? NO_APPROVAL,
     leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
     modelRetry: { ...DEFAULTS.modelRetry, ...options.modelRetry },
     validateOutputs: options.validateOutputs ?? false,

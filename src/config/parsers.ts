@@ -1,8 +1,10 @@
 /** Parsers of setting values given as text (a flag or an environment variable); each throws a message naming the setting. */
+import { readFileSync } from "node:fs";
 import { parseGoDuration } from "../bash/duration.js";
 import { MAX_MAX_AGE_MS, MIN_MAX_AGE_MS } from "../bus/retention.js";
 import { LEASE_RANGE, validLease } from "../nodes/lease.js";
 import { storeKind } from "../store/store-url.js";
+import { type ApprovalPolicy, approvalPolicySchema } from "./approval-policy.js";
 
 /** A value that cannot be used; `message` names the flag or variable it came from. */
 export class SettingError extends Error {
@@ -128,4 +130,27 @@ export const lease: Parser<number> = (value, label) => {
   if (!validLease(ms))
     throw new SettingError(`${label} must be a Go duration ${LEASE_RANGE} such as "15s" or "1m", not "${value}"`);
   return ms;
+};
+
+/**
+ * A `--approval` value: `never`, `always`, or `rules:FILE` (a JSON file holding a policy, or
+ * just its rules array; see docs/approvals.md).
+ */
+export const approval: Parser<ApprovalPolicy> = (value, label) => {
+  if (value === "never" || value === "always") return { mode: value };
+  if (!value.startsWith("rules:"))
+    throw new SettingError(`${label} must be never, always or rules:FILE (got "${value}")`);
+  const file = value.slice("rules:".length);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new SettingError(`${label}: cannot read ${file} as JSON: ${(err as Error).message}`);
+  }
+  const policy = approvalPolicySchema.safeParse(Array.isArray(json) ? { mode: "rules", rules: json } : json);
+  if (!policy.success)
+    throw new SettingError(
+      `${label}: ${file} is not an approval policy: ${policy.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    );
+  return policy.data;
 };

@@ -1,7 +1,8 @@
 /** Part of the config table (assembled in settings.ts): settings of every command that opens a database (serve, stdio, mcp). */
 import { SANDBOX_MODES, type SandboxMode } from "../bash/sandbox.js";
+import type { ApprovalPolicy } from "./approval-policy.js";
 import { DEFAULTS, formatBytes } from "./defaults.js";
-import { database, httpUrl, lease, oneOf, positiveInt, retentionAge, text } from "./parsers.js";
+import { approval, database, httpUrl, lease, oneOf, positiveInt, retentionAge, text } from "./parsers.js";
 import { type AnySetting, CLAW, maxPayload, setting } from "./setting-shape.js";
 
 /** Settings of every command that opens a database (serve, stdio, mcp). */
@@ -179,6 +180,16 @@ export const CLAW_SETTINGS: readonly AnySetting[] = [
     commands: CLAW,
     parse: positiveInt,
     option: (maxTurns: number) => ({ maxTurns }),
+  }),
+  setting({
+    flag: "approval",
+    env: "CLAW_APPROVAL",
+    value: "never|always|rules:FILE",
+    help: "approval of the agent's bash calls in sessions and tasks that set none (rules:FILE: a JSON policy or rules array; docs/approvals.md)",
+    default: "never",
+    commands: CLAW,
+    parse: approval,
+    option: (policy: ApprovalPolicy) => ({ approval: policy }),
   }),
   setting({
     flag: "lease",

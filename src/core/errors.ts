@@ -67,6 +67,12 @@ export const ERROR_TABLE = {
     retryable: true,
     meaning: "The session is busy and the call cannot wait for its turn; retry, or use `steer`/`follow_up`.",
   },
+  approval_conflict: {
+    status: 409,
+    retryable: false,
+    meaning:
+      "The approval was already decided the other way (by a human or its timeout); `details.status` says how. Nothing changed.",
+  },
   receipt_conflict: {
     status: 409,
     retryable: false,

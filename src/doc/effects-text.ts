@@ -16,6 +16,7 @@ const SCOPE_WORDS: Readonly<Record<OpScope, string>> = {
   bus: "on their own buses only",
   task: "on their own task only",
   session_read: "on their own session only",
+  approve: 'only with the scope "approve" (never an agent\'s own token)',
   any: "allowed",
   none: "refused",
 };

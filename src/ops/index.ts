@@ -1,4 +1,5 @@
 /** Every registered operation, in catalog order. Adding an operation: define it in its group file and list it there. */
+import { approvalOps } from "./approval.js";
 import { bashOps } from "./bash.js";
 import { busOps } from "./bus.js";
 import { continuityOps } from "./continuity.js";
@@ -13,6 +14,7 @@ export const OPS = [
   ...bashOps,
   ...sessionOps,
   ...taskOps,
+  ...approvalOps,
   ...continuityOps,
   ...nodeOps,
   ...metaOps,

@@ -37,7 +37,7 @@ export interface OpContext {
 }
 
 /** Group an operation belongs to; /doc is ordered by group. */
-export type OpGroup = "bus" | "bash" | "session" | "task" | "continuity" | "meta";
+export type OpGroup = "bus" | "bash" | "session" | "task" | "approval" | "continuity" | "meta";
 
 /**
  * How an operation touches the world, declared once per operation and shown as MCP tool
@@ -58,10 +58,12 @@ export type OpFlags = z.infer<typeof opFlagsSchema>;
  * operation, declared once in its definition: `"bus"` on the token's own buses only (its `bus`
  * argument), `"task"` on its own task only (`taskId`/`jobId`), `"session_read"` on its own
  * session only (the reference resolved to its id), `"any"` for anyone holding a token (the
- * catalog, the guide). `"none"`, what an operation that declares nothing gets, refuses it.
+ * catalog, the guide), `"approve"` only for a token whose scope grants deciding approvals (an
+ * agent's own token never does: it must not approve its own commands). `"none"`, what an
+ * operation that declares nothing gets, refuses it.
  */
 export const opScopeSchema = z
-  .enum(["bus", "task", "session_read", "any", "none"])
+  .enum(["bus", "task", "session_read", "approve", "any", "none"])
   .describe("What a scoped token (an agent's CLAW_TOKEN) may do with it; none: refused");
 /** A scoped token's reach into one operation. */
 export type OpScope = z.infer<typeof opScopeSchema>;

@@ -4,6 +4,7 @@
  * name instead of storing our id. Schemas of sessions, messages and run results live in
  * src/agent/session-schemas.ts.
  */
+
 import { z } from "zod";
 import { waitUnlessGone } from "../agent/caller-wait.js";
 import { exportSession } from "../agent/session-export.js";
@@ -18,6 +19,7 @@ import {
   usageSchema,
   withRef,
 } from "../agent/session-schemas.js";
+import { approvalPolicySchema } from "../approvals/approval-schema.js";
 import { defineOp } from "./registry.js";
 
 const messageText = z.string().min(1).describe("The user's message");
@@ -30,16 +32,28 @@ export const startSessionOp = defineOp({
   summary: "Start a session bound to a bus, or return the existing one for a known sessionKey.",
   notes:
     "Starting with an existing `sessionKey` returns that session unchanged. Fails with `provider_auth_missing` (naming the variable) when the provider has no API key, and with `invalid_args` for a provider that is neither known nor the server's.",
-  input: ensureSessionArgsSchema,
+  input: ensureSessionArgsSchema.extend({
+    approval: approvalPolicySchema
+      .optional()
+      .describe(
+        "Approval policy of the agent's bash calls in this session (also set on an existing one). Default: the server's (serve --approval)",
+      ),
+  }),
   output: sessionSchema,
-  example: { sessionKey: "demo", name: "Demo" },
+  example: {
+    sessionKey: "demo",
+    name: "Demo",
+    approval: { mode: "rules", rules: [{ match: "\\brm\\b", decision: "ask" }] },
+  },
   errors: ["provider_auth_missing", "invalid_args"],
   handle: "session.start",
-  handler: async (args, { services }) => {
+  handler: async ({ approval, ...args }, { services }) => {
     const { sessions } = services;
     const existing = args.sessionKey ? await sessions.store.find({ sessionKey: args.sessionKey }) : undefined;
     sessions.checkProvider(args.provider ?? existing?.provider);
-    return existing ?? sessions.ensure(args);
+    const session = existing ?? (await sessions.ensure(args));
+    if (approval) await services.approvals.setSessionPolicy(session.sessionId, approval);
+    return session;
   },
 });
 

@@ -2,6 +2,7 @@
  * Schema migrations, applied in order and tracked with `PRAGMA user_version`. Append a new
  * entry to change the schema; never edit one that has shipped.
  */
+import { approvalsSqlite } from "./schema/approvals.js";
 import { busTsSqlite } from "./schema/bus-ts.js";
 import { coreSchema } from "./schema/core.js";
 import { eventLayoutV2 } from "./schema/event-layout.js";
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly string[] = [
   multiNodeSchema,
   busTsSqlite,
   oneEventIndexSqlite,
+  approvalsSqlite,
 ];
 
 /** The schema version this build writes. */

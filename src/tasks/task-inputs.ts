@@ -1,6 +1,8 @@
 /** Zod schemas of the task operations' arguments and results (except task_update's, in completion.ts). */
+
 import { z } from "zod";
 import { busNameSchema } from "../bus/bus-name.js";
+import { approvalPolicySchema } from "../config/approval-policy.js";
 import { includeSchema, nextActionSchema, taskRowSchema, taskSchema, taskStatusSchema } from "./task-schema.js";
 
 /** Default check_task wait. */
@@ -63,6 +65,9 @@ export const runTaskInput = z
     provider: z.string().min(1).optional().describe("Provider of a new session. Default: the server's"),
     bus: busNameSchema.optional().describe('Bus of a new session. Default: "thebus"'),
     project: z.string().min(1).optional().describe("Default: the server's project"),
+    approval: approvalPolicySchema
+      .optional()
+      .describe("Approval policy of this run's bash calls. Default: the session's, else the server's"),
   })
   .strict();
 /** RunTaskArgs, inferred from its schema. */

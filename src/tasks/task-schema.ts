@@ -31,6 +31,7 @@ export const TASK_PHASES = [
   "waiting_model",
   "running_tool",
   "waiting_human",
+  "awaiting_approval",
   "open",
   "ended",
 ] as const;

@@ -3,7 +3,9 @@
  * completion contract (task_create, task_update), with idempotency keys, telemetry and restart
  * recovery. Statuses, phases and transition rules: task-schema.ts and task-status.ts.
  */
+
 import { randomUUID } from "node:crypto";
+import { savePolicy } from "../approvals/approval-policies.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError } from "../core/errors.js";
@@ -174,6 +176,8 @@ export class TaskService {
         "created (queued on its session)",
         this.deps.node,
       );
+      // Stored with the task, so its run (here or after a restart) is judged by it.
+      if (request.approval) await savePolicy(store.sql, t.id, request.approval);
       return { taskId: t.id };
     });
     const t = await this.store.get(result.taskId);

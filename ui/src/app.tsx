@@ -7,6 +7,7 @@ import { type Connection, ConnectionContext, openConnection } from "./connection
 import { ErrorNote } from "./parts/common.js";
 import { href, useRoute } from "./route.js";
 import { forgetToken, saveToken, takeToken } from "./token.js";
+import { ApprovalsView } from "./views/approvals-view.js";
 import { BusTail } from "./views/bus-tail.js";
 import { BusesView } from "./views/buses-view.js";
 import { SessionPage } from "./views/session-page.js";
@@ -58,6 +59,7 @@ function Views() {
   if (view === "sessions") return <SessionsView />;
   if (view === "session" && id) return <SessionPage sessionId={id} />;
   if (view === "buses") return <BusesView />;
+  if (view === "approvals") return <ApprovalsView />;
   if (view === "bus" && id) return <BusTail bus={id} from={route.query.get("from")} />;
   return <TasksView query={route.query} />;
 }
@@ -76,6 +78,7 @@ function Nav({ conn, onForget }: { conn: Connection; onForget: () => void }) {
         {tab("tasks", "Tasks", "task")}
         {tab("sessions", "Sessions", "session")}
         {tab("buses", "Buses", "bus")}
+        {tab("approvals", "Approvals", "approval")}
       </nav>
       <span class="who" title={`instance ${conn.identity.instance}`}>
         {conn.identity.name} {conn.identity.version} · project {conn.identity.project} · {conn.identity.model}

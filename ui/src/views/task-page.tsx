@@ -3,12 +3,14 @@
  * update, timeline, summary, handoff, receipts, error with its suggested recovery, and cancel.
  * It re-reads the task (get_task) when the `tasks` bus says it changed.
  */
+
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Task } from "../../../src/client.js";
 import { useConnection, useNow, useTaskEvents } from "../connection.js";
 import { ago, clock, duration } from "../format.js";
 import { ErrorNote, LongText, Section, StatusBadge } from "../parts/common.js";
 import { href } from "../route.js";
+import { PhaseText } from "./awaiting-approval.js";
 import { elapsedOf } from "./tasks-view.js";
 
 const TERMINAL = new Set(["completed", "completed_no_summary", "error", "cancelled", "done"]);
@@ -21,7 +23,9 @@ function Facts({ task, now }: { task: Task; now: number }) {
         <StatusBadge status={task.status} />
       </dd>
       <dt>phase</dt>
-      <dd data-field="phase">{task.phase}</dd>
+      <dd data-field="phase">
+        <PhaseText phase={task.phase} taskId={task.taskId} />
+      </dd>
       <dt>elapsed</dt>
       <dd data-field="elapsed">{duration(elapsedOf(task, now))}</dd>
       <dt>last update</dt>

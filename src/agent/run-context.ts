@@ -1,0 +1,54 @@
+/**
+ * A run's context in memory: the session's history, loaded once when the run starts, and every
+ * message the run adds after it. Each turn's Responses `input` is built from it without reading
+ * storage again, and without converting the whole history again: the part before the newest
+ * turn start (a user message or a summary) is converted once, since nothing the run adds can
+ * change how those messages are replayed.
+ */
+import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { contextMessages, toInput } from "./history.js";
+import type { Message } from "./session-schemas.js";
+
+const startsTurn = (m: Message) => m.role === "user" || m.role === "summary";
+
+/** The messages the model sees next turn, kept as the run appends to them. */
+export class RunContext {
+  private settledInput: ResponseInputItem[] = [];
+  private open: Message[] = [];
+  /** The seq of the newest message in the context (0 when empty). */
+  lastSeq = 0;
+
+  /** @param history The session's stored messages, oldest first (the run's own first message included). */
+  constructor(history: readonly Message[]) {
+    this.lastSeq = history.at(-1)?.seq ?? 0;
+    const live = contextMessages(history);
+    let cut = live.length;
+    while (cut > 0 && !startsTurn(live[cut - 1]!)) cut--;
+    // `cut` is one past the newest turn start: everything before that start is settled.
+    const start = Math.max(0, cut - 1);
+    this.settledInput = toInput(live.slice(0, start));
+    this.open = live.slice(start);
+  }
+
+  /** Adds a message the run stored. A summary starts the context over, as it does when read from storage. */
+  add(m: Message): void {
+    if (m.seq > this.lastSeq) this.lastSeq = m.seq;
+    if (m.role === "summary") {
+      this.settledInput = [];
+      this.open = [m];
+      return;
+    }
+    if (startsTurn(m)) {
+      // What came before a new turn start is replayed the same whatever follows it.
+      this.settledInput = this.settledInput.concat(toInput(this.open));
+      this.open = [m];
+      return;
+    }
+    this.open.push(m);
+  }
+
+  /** The next turn's input: the full context, replayed as toInput replays stored messages. */
+  input(): ResponseInputItem[] {
+    return this.settledInput.concat(toInput(this.open));
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Storage of approvals over `Sql` (SQLite or PostgreSQL): statements and row mapping only. Each
+ * state change is one conditional UPDATE, so when two nodes (or a decision and a restart) race,
+ * the database picks exactly one winner: one decision, one claim to run the command.
+ */
+import { randomBytes } from "node:crypto";
+import type { Sql } from "../store/sql.js";
+import type { Approval } from "./approval-schema.js";
+
+interface ApprovalRow {
+  id: string;
+  status: Approval["status"];
+  session_id: string;
+  run_id: string;
+  task_id: string | null;
+  call_id: string;
+  script: string;
+  cwd: string | null;
+  args: string;
+  reason: string;
+  on_timeout: Approval["onTimeout"];
+  requested_at: number;
+  expires_at: number | null;
+  decided_at: number | null;
+  note: string | null;
+  decided_by: Approval["decidedBy"];
+  executed_at: number | null;
+  node: string | null;
+}
+
+/** An approval with the call's full argument text (what runs when it is approved). */
+export type StoredApproval = Approval & { args: string };
+
+/** What a new request stores. */
+export type NewApproval = Omit<
+  StoredApproval,
+  "approvalId" | "status" | "requestedAt" | "decidedAt" | "note" | "decidedBy" | "executedAt"
+>;
+
+/** Filters of a listing. */
+export interface ApprovalFilter {
+  status?: "pending" | "decided";
+  sessionId?: string;
+  taskId?: string;
+  /** Exclusive: approvals older than this id. */
+  before?: string;
+  limit: number;
+}
+
+const COLUMNS =
+  "id, status, session_id, run_id, task_id, call_id, script, cwd, args, reason, on_timeout, requested_at, expires_at, decided_at, note, decided_by, executed_at, node";
+
+const num = (v: number | string | null) => (v === null ? null : Number(v));
+
+function toApproval(r: ApprovalRow): StoredApproval {
+  return {
+    approvalId: r.id,
+    status: r.status,
+    sessionId: r.session_id,
+    runId: r.run_id,
+    taskId: r.task_id,
+    callId: r.call_id,
+    script: r.script,
+    cwd: r.cwd,
+    args: r.args,
+    reason: r.reason,
+    onTimeout: r.on_timeout,
+    requestedAt: Number(r.requested_at),
+    expiresAt: num(r.expires_at),
+    decidedAt: num(r.decided_at),
+    note: r.note,
+    decidedBy: r.decided_by,
+    executedAt: num(r.executed_at),
+  };
+}
+
+// Ids sort in request order (time first), so a listing pages by id.
+const newId = (at: number) => `apr_${at.toString(36).padStart(9, "0")}${randomBytes(6).toString("hex")}`;
+
+/** Statements over `approvals`. */
+export class ApprovalStore {
+  constructor(
+    private readonly sql: Sql,
+    /** This node: the one waiting for the approvals it requests. */
+    private readonly node: string,
+  ) {}
+
+  /** Stores a pending request; the same call of the same run again returns the stored one. */
+  async insert(a: NewApproval): Promise<StoredApproval> {
+    const at = Date.now();
+    await this.sql.run(
+      `INSERT INTO approvals (${COLUMNS}) VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, ?) ON CONFLICT (run_id, call_id) DO NOTHING`,
+      [
+        newId(at),
+        a.sessionId,
+        a.runId,
+        a.taskId,
+        a.callId,
+        a.script,
+        a.cwd,
+        a.args,
+        a.reason,
+        a.onTimeout,
+        at,
+        a.expiresAt,
+        this.node,
+      ],
+    );
+    return (await this.byCall(a.runId, a.callId))!;
+  }
+
+  /** The approval with this id. */
+  async get(id: string): Promise<StoredApproval | undefined> {
+    const r = await this.sql.get<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = ?`, [id]);
+    return r && toApproval(r);
+  }
+
+  /** The approval of one call of a run. */
+  async byCall(runId: string, callId: string): Promise<StoredApproval | undefined> {
+    const r = await this.sql.get<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE run_id = ? AND call_id = ?`, [
+      runId,
+      callId,
+    ]);
+    return r && toApproval(r);
+  }
+
+  /** Newest first. */
+  async list(f: ApprovalFilter): Promise<StoredApproval[]> {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (f.status === "pending") where.push("status = 'pending'");
+    else if (f.status === "decided") where.push("status <> 'pending'");
+    if (f.sessionId !== undefined) where.push("session_id = ?") && params.push(f.sessionId);
+    if (f.taskId !== undefined) where.push("task_id = ?") && params.push(f.taskId);
+    if (f.before !== undefined) where.push("id < ?") && params.push(f.before);
+    const rows = await this.sql.all<ApprovalRow>(
+      `SELECT ${COLUMNS} FROM approvals ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`,
+      [...params, f.limit],
+    );
+    return rows.map(toApproval);
+  }
+
+  /** Decides a pending approval; the decided row, or undefined when it was not pending (any more). */
+  async decide(
+    id: string,
+    status: "approved" | "denied",
+    note: string | null,
+    by: "human" | "timeout",
+  ): Promise<StoredApproval | undefined> {
+    const r = await this.sql.get<ApprovalRow>(
+      `UPDATE approvals SET status = ?, note = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending' RETURNING ${COLUMNS}`,
+      [status, note, by, Date.now(), id],
+    );
+    return r && toApproval(r);
+  }
+
+  /** Claims an approved command to run; true for exactly one caller, ever. */
+  async claimRun(id: string): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      "UPDATE approvals SET executed_at = ? WHERE id = ? AND status = 'approved' AND executed_at IS NULL",
+      [Date.now(), id],
+    );
+    return changes === 1;
+  }
+}
