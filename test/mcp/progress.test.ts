@@ -1,5 +1,5 @@
 /**
- * Progress of the long calls besides bash (which mcp.test.ts covers over both transports):
+ * Progress of the long calls besides bash (which mcp.slow.test.ts covers over both transports):
  * `prompt` from its run's events, `check_task` and `read` with `waitMs` from the heartbeat,
  * each report's progress growing and its total the wait asked for.
  */

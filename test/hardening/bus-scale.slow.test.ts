@@ -4,7 +4,7 @@
  * rowid range, or by timestamp a range of the (bus, ts) index), so their cost does not grow
  * with the bus. Measured as bytes the process reads
  * (`rchar` of /proc/self/io) on a freshly opened database, not as time. (The bus-name cache:
- * bus-cache.test.ts.)
+ * bus-cache.slow.test.ts.)
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
