@@ -85,7 +85,11 @@ describe("tsclaw CLI", () => {
     const tail = await spawnCli(["tail", "t", "--after", "1", "--count", "3", "--url", server.url], {
       CLAW_TOKEN: server.token,
     });
-    await vi.waitFor(() => expect(tail.out().split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(1), WAIT);
+    // Up to 25 s: the wait includes the CLI process's start (the test's own timeout is 30 s).
+    await vi.waitFor(() => expect(tail.out().split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(1), {
+      ...WAIT,
+      timeout: 25_000,
+    });
     await server.claw.bus.out({ bus: "t", payload: 3 });
     await server.claw.bus.out({ bus: "t", payload: 4 });
     expect(await tail.exited).toBe(0);

@@ -17,6 +17,9 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** Waits on a serve process: up to 30 s (the tests' own timeout is 60 s). */
+const SERVED = { ...WAIT, timeout: 30_000 };
+
 describe("shutdown", () => {
   it("bash in flight at SIGTERM answers shutting_down 503, retryable", async () => {
     server = await startServe(":memory:");
@@ -40,14 +43,14 @@ describe("shutdown", () => {
       `POST /do HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 5)}`,
     );
-    await vi.waitFor(() => expect(upload.received()).toMatch(/^HTTP\/1\.1 100 Continue/), WAIT); // the server has the headers
+    await vi.waitFor(() => expect(upload.received()).toMatch(/^HTTP\/1\.1 100 Continue/), SERVED); // the server has the headers
     const exited = server.stop();
     await silent.closed;
     expect(silent.received()).toBe("");
     // The server is still waiting for the upload it began answering: finish it.
     expect(upload.socket.destroyed).toBe(false);
     upload.socket.write(body.slice(5));
-    await vi.waitFor(() => expect(upload.received()).toContain("\r\n\r\n{"), WAIT);
+    await vi.waitFor(() => expect(upload.received()).toContain("\r\n\r\n{"), SERVED);
     const final = upload.received().replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, "");
     expect([200, 503]).toContain(statusOf(final));
     const answer = JSON.parse(bodyOf(final));
