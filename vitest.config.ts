@@ -1,6 +1,15 @@
+/**
+ * The test projects (docs/testing.md says which command runs which):
+ * - `fast`: every `test/**\/*.test.ts` but the slow ones; what `npm test` runs on every change.
+ * - `slow`: `test/**\/*.slow.test.ts`: fault injection, kill -9 loops, multi-node, browser,
+ *   scale, files that start many processes (`npm run test:slow`). A file lands in one of the two
+ *   by its name alone.
+ * - `remote` and `postgres`: the typed-API suite again, through connectClaw() to a real server
+ *   and on PostgreSQL (the `fast` project runs it in-process on SQLite).
+ */
 import { defineConfig } from "vitest/config";
 
-/** The typed-API suite: it runs twice, against createClaw() and against connectClaw() to a real server. */
+/** The typed-API suite: its files run once per store and once through the remote client. */
 const TYPED_API_SUITE = [
   "test/core/bus.test.ts",
   "test/core/bash.test.ts",
@@ -14,8 +23,18 @@ const TYPED_API_SUITE = [
   "test/nodes/list-nodes.test.ts",
 ];
 
+/** The slow files, by name. */
+const SLOW = "test/**/*.slow.test.ts";
+
 /**
- * The same suite on PostgreSQL: one server for the run (started by the global setup from
+ * Left out of the remote and postgres runs of the suite: slow files, and session files that
+ * start their own `serve` processes on SQLite (no apiClaw), which would only run a second and a
+ * third time unchanged.
+ */
+const NOT_TYPED = [SLOW, "test/session/serve-models.test.ts"];
+
+/**
+ * The typed-API suite on PostgreSQL: one server for the run (started by the global setup from
  * Debian's binaries), a fresh database per claw. `npm run test:pg` runs it alone.
  */
 const POSTGRES = {
@@ -23,6 +42,7 @@ const POSTGRES = {
   test: {
     name: "postgres",
     include: TYPED_API_SUITE,
+    exclude: NOT_TYPED,
     env: { TSCLAW_TEST_STORE: "postgres" },
     globalSetup: ["test/helpers/pg-global-setup.ts"],
   },
@@ -33,15 +53,20 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Two files at a time on this 2-core machine: most of a file's time is spent waiting on the
+    // servers, shells and PostgreSQL it starts, so a second worker fills those waits (measured
+    // in docs/testing.md). vitest's own default here would be one (cores - 1).
+    maxWorkers: 2,
     // Tests that read PIDs a script prints ($$, $!) need the host's PID numbering; the bwrap
     // sandbox gives scripts their own. Tests of the sandbox choose it explicitly.
     env: { CLAW_SANDBOX: "none" },
     reporters: ["default"],
     projects: [
-      { extends: true, test: { name: "local", include: ["test/**/*.test.ts"] } },
+      { extends: true, test: { name: "fast", include: ["test/**/*.test.ts"], exclude: [SLOW] } },
+      { extends: true, test: { name: "slow", include: [SLOW] } },
       {
         extends: true,
-        test: { name: "remote", include: TYPED_API_SUITE, env: { TSCLAW_TEST_CLAW: "remote" } },
+        test: { name: "remote", include: TYPED_API_SUITE, exclude: NOT_TYPED, env: { TSCLAW_TEST_CLAW: "remote" } },
       },
       POSTGRES,
     ],

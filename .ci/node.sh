@@ -9,8 +9,9 @@
 # node_modules is never touched. The binary and the build are cached per version
 # (TSCLAW_NODE_CACHE, default ~/.cache/tsclaw/node<major>); a warm cache goes straight to the tests.
 #
-# Prints "node<major>: N passed, N failed" and exits with vitest's status.
-# Usage: bash .ci/node.sh <major> [vitest args…]   (e.g. bash .ci/node.sh 26 test/core)
+# Prints "node<major>: N passed, N failed" and exits with vitest's status. With TSCLAW_CI_REPORT
+# set, vitest's JSON report (per-file durations) is kept at that path.
+# Usage: bash .ci/node.sh <major> [vitest args…]   (e.g. bash .ci/node.sh 26 --project fast test/core)
 set -euo pipefail
 
 MAJOR=${1:?usage: .ci/node.sh <major> [vitest args…]}
@@ -79,8 +80,13 @@ PATH="$NODE_HOME/bin:$PATH" TSCLAW_BS3_ADDON=$ADDON NODE_OPTIONS="--require $PRE
 log "ready after $(($(date +%s) - started)) s"
 
 # 4. The test suite.
-REPORT=$(mktemp)
-trap 'rm -rf "$pack_dir" "$REPORT"' EXIT
+if [ -n "${TSCLAW_CI_REPORT:-}" ]; then
+  REPORT=$TSCLAW_CI_REPORT
+  trap 'rm -rf "$pack_dir"' EXIT
+else
+  REPORT=$(mktemp)
+  trap 'rm -rf "$pack_dir" "$REPORT"' EXIT
+fi
 set +e
 (cd "$ROOT" && PATH="$NODE_HOME/bin:$PATH" TSCLAW_BS3_ADDON=$ADDON NODE_OPTIONS="--require $PRELOAD ${NODE_OPTIONS:-}" \
   "$NODEX" node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json="$REPORT" "$@")

@@ -3,13 +3,14 @@
  * MCP (the SDK's client over Streamable HTTP): identical envelopes, modulo times, generated ids
  * and the server URL.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Claw, ClawError } from "../src/index.js";
 import { OPS } from "../src/ops/index.js";
 import { type StreamClient, stdioClient, wsClient } from "./adapters/clients.js";
 import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";
 import { startServer, type TestServer } from "./helpers/server.js";
+import { WAIT } from "./helpers/wait.js";
 import { envelopeOf, httpMcpClient } from "./mcp/clients.js";
 import { caseName, type Earlier, normalize, PARITY_CASES } from "./parity-cases.js";
 
@@ -113,7 +114,8 @@ beforeAll(async () => {
           if (env.ok) earlier[caseName(c)] = env.result;
           out.push(env);
         }
-        await new Promise((r) => setTimeout(r, 100)); // let pushed frames arrive
+        // The pushing transports: the subscription's event (bus "p" holds one event when it subscribes).
+        if (name === "ws" || name === "stdio") await vi.waitFor(() => expect(t.events()).not.toEqual([]), WAIT);
         events[name] = t.events();
       } finally {
         await t.close();

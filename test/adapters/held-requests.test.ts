@@ -5,11 +5,12 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { HeldRequests } from "../../adapters/held-requests.js";
 import { bindHttp } from "../../adapters/http.js";
 import { createAccessPolicy } from "../../adapters/security.js";
 import { memClaw } from "../helpers/claw.js";
+import { WAIT } from "../helpers/wait.js";
 
 const TOKEN = "held-requests-token-0123456789abcdef";
 const cleanups: (() => Promise<void>)[] = [];
@@ -24,14 +25,10 @@ const post = (url: string, op: string, args: unknown) =>
     body: JSON.stringify({ op, args }),
   });
 
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, 5));
-}
-
 test("requests sent before the claw is attached wait, then are answered by it", async () => {
   const bound = await bindHttp({ host: "127.0.0.1", port: 0 });
   const early = [1, 2, 3].map((i) => post(bound.url, "out", { payload: { i } }));
-  await until(() => bound.waiting() === 3);
+  await vi.waitFor(() => expect(bound.waiting()).toBe(3), WAIT);
   const claw = memClaw();
   const http = bound.attach(claw, { policy: createAccessPolicy({ token: TOKEN }) });
   cleanups.push(async () => {
@@ -50,7 +47,7 @@ test("requests sent before the claw is attached wait, then are answered by it", 
 test("a bound server that closes without attaching answers its held requests `starting` (503, Retry-After)", async () => {
   const bound = await bindHttp({ host: "127.0.0.1", port: 0 });
   const early = post(bound.url, "out", { payload: 1 });
-  await until(() => bound.waiting() === 1);
+  await vi.waitFor(() => expect(bound.waiting()).toBe(1), WAIT);
   await bound.close();
   const res = await early;
   expect(res.status).toBe(503);
@@ -77,7 +74,7 @@ async function plainServer(limits: { maxHeld: number; holdMs: number }) {
 test("past the most held, a request is answered `starting` at once; a held one is answered `starting` after the hold", async () => {
   const { held, url } = await plainServer({ maxHeld: 1, holdMs: 300 });
   const first = post(url, "out", { payload: 1 });
-  await until(() => held.size === 1);
+  await vi.waitFor(() => expect(held.size).toBe(1), WAIT);
   const second = await post(url, "out", { payload: 2 });
   expect(second.status).toBe(503);
   expect(((await second.json()) as any).error.code).toBe("starting");
@@ -92,14 +89,14 @@ test("a client that gives up while held is forgotten; release answers the rest i
   const { held, url } = await plainServer({ maxHeld: 10, holdMs: 60_000 });
   const gone = new AbortController();
   const a = fetch(`${url}/a`, { signal: gone.signal }).catch((err: Error) => err.name);
-  await until(() => held.size === 1);
+  await vi.waitFor(() => expect(held.size).toBe(1), WAIT);
   const b = fetch(`${url}/b`);
-  await until(() => held.size === 2);
+  await vi.waitFor(() => expect(held.size).toBe(2), WAIT);
   const c = fetch(`${url}/c`);
-  await until(() => held.size === 3);
+  await vi.waitFor(() => expect(held.size).toBe(3), WAIT);
   gone.abort();
   expect(await a).toBe("AbortError");
-  await until(() => held.size === 2);
+  await vi.waitFor(() => expect(held.size).toBe(2), WAIT);
   const order: string[] = [];
   held.release((req, res) => {
     order.push(req.url ?? "");

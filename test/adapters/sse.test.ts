@@ -1,8 +1,9 @@
 import { get as httpGet } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { JsonLinesSplitter } from "../../adapters/jsonl.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { WAIT } from "../helpers/wait.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -15,7 +16,6 @@ interface SseStream {
   /** Parsed events so far: {id, data} */
   events: { id?: string; data: any }[];
   comments: string[];
-  until(pred: () => boolean, timeoutMs?: number): Promise<void>;
   close(): void;
   pause(): void;
   resume(): void;
@@ -29,13 +29,6 @@ function openSse(url: string, headers: Record<string, string> = {}): Promise<Sse
         status: res.statusCode!,
         events: [],
         comments: [],
-        async until(pred, timeoutMs = 10_000) {
-          const end = Date.now() + timeoutMs;
-          while (!pred()) {
-            if (Date.now() > end) throw new Error(`timed out; ${stream.events.length} events`);
-            await new Promise((r) => setTimeout(r, 10));
-          }
-        },
         close: () => req.destroy(),
         pause: () => res.pause(),
         resume: () => res.resume(),
@@ -71,7 +64,7 @@ describe("GET /bus/<name>/events (SSE)", () => {
     const sse = await openSse(`${server.url}/bus/news/events?after=1`, server!.auth);
     expect(sse.status).toBe(200);
     await server.claw.bus.out({ bus: "news", payload: { i: 4 } });
-    await sse.until(() => sse.events.length === 3);
+    await vi.waitFor(() => expect(sse.events).toHaveLength(3), WAIT);
     expect(sse.events.map((e) => e.id)).toEqual(["2", "3", "4"]);
     expect(sse.events[0]!.data).toEqual({ bus: "news", seq: 2, ts: expect.any(Number), payload: { i: 2 } });
     sse.close();
@@ -81,7 +74,7 @@ describe("GET /bus/<name>/events (SSE)", () => {
     server = await startServer(memClaw());
     for (let i = 1; i <= 5; i++) await server.claw.bus.out({ bus: "r", payload: i });
     const sse = await openSse(`${server.url}/bus/r/events?after=0`, { ...server!.auth, "Last-Event-ID": "3" });
-    await sse.until(() => sse.events.length === 2);
+    await vi.waitFor(() => expect(sse.events).toHaveLength(2), WAIT);
     expect(sse.events.map((e) => e.data.payload)).toEqual([4, 5]);
     sse.close();
   });
@@ -90,9 +83,9 @@ describe("GET /bus/<name>/events (SSE)", () => {
     server = await startServer(memClaw());
     await server.claw.bus.out({ bus: "n", payload: "old" });
     const sse = await openSse(`${server.url}/bus/n/events`, server!.auth);
-    await sse.until(() => sse.comments.length > 0); // the stream is open
+    await vi.waitFor(() => expect(sse.comments.length).toBeGreaterThan(0), WAIT); // the stream is open
     await server.claw.bus.out({ bus: "n", payload: "new" });
-    await sse.until(() => sse.events.length === 1);
+    await vi.waitFor(() => expect(sse.events).toHaveLength(1), WAIT);
     expect(sse.events[0]!.data.payload).toBe("new");
     sse.close();
   });
@@ -100,7 +93,10 @@ describe("GET /bus/<name>/events (SSE)", () => {
   it("sends heartbeat comments", async () => {
     server = await startServer(memClaw());
     const sse = await openSse(`${server.url}/bus/quiet/events?heartbeat=1`, server!.auth);
-    await sse.until(() => sse.comments.some((c) => c.startsWith(": ping")), 5000);
+    await vi.waitFor(() => expect(sse.comments.some((c) => c.startsWith(": ping"))).toBe(true), {
+      ...WAIT,
+      timeout: 5000,
+    });
     sse.close();
   });
 
@@ -117,10 +113,10 @@ describe("GET /bus/<name>/events (SSE)", () => {
   it("ends the subscription when the client goes", async () => {
     server = await startServer(memClaw());
     const sse = await openSse(`${server.url}/bus/leave/events`, server!.auth);
-    await sse.until(() => sse.comments.length > 0);
+    await vi.waitFor(() => expect(sse.comments.length).toBeGreaterThan(0), WAIT);
     expect(listenerCount(server, "leave")).toBe(1);
     sse.close();
-    await sse.until(() => listenerCount(server!, "leave") === 0);
+    await vi.waitFor(() => expect(listenerCount(server!, "leave")).toBe(0), WAIT);
   });
 
   it("a paused reader loses nothing: the subscription pauses and catches up on drain", async () => {
@@ -132,7 +128,7 @@ describe("GET /bus/<name>/events (SSE)", () => {
     for (let i = 0; i < N; i += 500)
       await Promise.all(Array.from({ length: 500 }, () => server!.claw.bus.out({ bus: "flood", payload })));
     sse.resume();
-    await sse.until(() => sse.events.length === N, 30_000);
+    await vi.waitFor(() => expect(sse.events).toHaveLength(N), { ...WAIT, timeout: 30_000 });
     expect(sse.events.map((e) => Number(e.id))).toEqual(Array.from({ length: N }, (_, i) => i + 1));
     sse.close();
   });

@@ -1,5 +1,5 @@
 /** Slow consumers and dead peers: the high-water mark (4008), bounded memory, resuming with `after`, pings. */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { listenHttp, type RunningHttp } from "../../adapters/http.js";
 import { createAccessPolicy } from "../../adapters/security.js";
@@ -7,6 +7,7 @@ import { type BridgeSocket, bridgeSocket, SLOW_CONSUMER_CLOSE } from "../../adap
 import { type AttachedWebSocket, attachWebSocket } from "../../adapters/ws-server.js";
 import type { Claw } from "../../src/index.js";
 import { memClaw } from "../helpers/claw.js";
+import { WAIT } from "../helpers/wait.js";
 
 class FakeSocket implements BridgeSocket {
   sent: string[] = [];
@@ -63,8 +64,7 @@ describe("slow WebSocket consumer (fake socket)", () => {
     bridge.message(JSON.stringify({ op: "subscribe", args: { bus: "slow", after: 0 }, id: 1 }));
     const payload = "p".repeat(1000);
     await publish(c, "slow", 2000, payload); // ~2 MB, 30x the mark
-    await new Promise((r) => setTimeout(r, 50));
-    expect(sock.closedWith?.code).toBe(SLOW_CONSUMER_CLOSE);
+    await vi.waitFor(() => expect(sock.closedWith?.code).toBe(SLOW_CONSUMER_CLOSE), WAIT);
     const events = sock.sent.map((s) => JSON.parse(s)).filter((f) => f.event === "bus");
     const closing = JSON.parse(sock.sent[sock.sent.length - 1]!);
     expect(closing).toMatchObject({ event: "closing", code: 4008, reason: "slow_consumer" });
@@ -84,7 +84,11 @@ describe("slow WebSocket consumer (fake socket)", () => {
     bridgeSocket(c, dead, { pingIntervalMs: 20 });
     const liveBridge = bridgeSocket(c, live, { pingIntervalMs: 20 });
     const ponger = setInterval(() => liveBridge.pong(), 5);
-    await new Promise((r) => setTimeout(r, 200));
+    // The dead one is cut at its first unanswered ping; the live one outlives several.
+    await vi.waitFor(() => {
+      expect(dead.terminated).toBe(true);
+      expect(live.pings).toBeGreaterThan(2);
+    }, WAIT);
     clearInterval(ponger);
     liveBridge.closed();
     expect(dead.terminated).toBe(true);
@@ -119,7 +123,7 @@ describe("slow WebSocket consumer (real socket)", () => {
     }, 1);
     const N = 30_000;
     await publish(c, "firehose", N, "x".repeat(1000)); // ~30 MB
-    await new Promise((r) => setTimeout(r, 100));
+    await vi.waitFor(() => expect([...ws!.wss.clients].map((s) => s.readyState)).toEqual([WebSocket.CLOSING]), WAIT);
     clearInterval(sampler);
     // Without the cut the queue grows to most of the 30 MB; with it, the mark plus one frame.
     expect(peak).toBeGreaterThan(0);

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { memClaw, tempDir } from "../helpers/claw.js";
-import { processAlive, waitProcessGone } from "../helpers/process.js";
+import { pidFromFile, processAlive, waitProcessGone } from "../helpers/process.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { wsClient } from "./clients.js";
 
@@ -11,14 +11,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("WebSocket bridge", () => {
   it("answers each envelope, matched by id (string or number)", async () => {
@@ -105,8 +97,7 @@ describe("WebSocket bridge", () => {
     const c = await wsClient(server);
     await c.request("subscribe", { bus: "gone" });
     void c.request("bash", { script: `echo $$ > ${join(dir, "pid")}; sleep 30; touch ${join(dir, "finished")}` });
-    await eventually(() => existsSync(join(dir, "pid")) && readFileSync(join(dir, "pid"), "utf8").trim() !== "");
-    const pid = Number(readFileSync(join(dir, "pid"), "utf8"));
+    const pid = await pidFromFile(join(dir, "pid"));
     expect(processAlive(pid)).toBe(true);
     await c.close();
     expect(await waitProcessGone(pid)).toBe(true);

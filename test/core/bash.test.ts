@@ -1,10 +1,11 @@
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseGoDuration } from "../../src/bash/duration.js";
 import { compileTemplate, fillTemplate } from "../../src/bash/template.js";
 import type { Claw } from "../../src/index.js";
 import { apiClaw, memClaw, tempDir } from "../helpers/claw.js";
 import { pidsWithArg, uniqueSleep, waitArgGone } from "../helpers/process.js";
+import { WAIT } from "../helpers/wait.js";
 
 let claw: Claw;
 afterEach(async () => {
@@ -147,7 +148,7 @@ describe("bash", () => {
     const arg = uniqueSleep();
     const ac = new AbortController();
     const p = claw.bash({ script: `sleep ${arg} & echo started; wait` }, { signal: ac.signal });
-    while (pidsWithArg(arg).length === 0) await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(pidsWithArg(arg), `processes with ${arg}`).not.toEqual([]), WAIT);
     ac.abort();
     await expect(p).rejects.toMatchObject({ name: "AbortError" }); // the signal's reason, as fetch rejects
     expect(await waitArgGone(arg)).toBe(true); // and the bash is killed all the same

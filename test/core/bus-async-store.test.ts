@@ -4,24 +4,17 @@
  * subscription without a cursor starts exactly after every `out` called before it, before
  * every one called after, however the group commits fall.
  */
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import type { SqliteSql } from "../../src/store/sqlite-sql.js";
 import { memClaw } from "../helpers/claw.js";
+import { WAIT } from "../helpers/wait.js";
 
 let claw: Claw | undefined;
 afterEach(async () => {
   await claw?.close();
   claw = undefined;
 });
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 test("a group commit waits for an open transaction and is not part of it (its rollback keeps the event)", async () => {
   claw = memClaw();
@@ -37,7 +30,7 @@ test("a group commit waits for an open transaction and is not part of it (its ro
     await gate; // holds the writer, as a transaction waiting on its own statements would
     throw new Error("roll back");
   });
-  await until(() => inside, "the transaction to start");
+  await vi.waitFor(() => expect(inside, "the transaction started").toBe(true), WAIT);
   let acked = false;
   const ack = claw.services.bus.out("iso", { a: 1 }).then((a) => {
     acked = true;
@@ -68,7 +61,7 @@ test("a subscription without after starts after every out called before it and s
       for (const e of events) seen.push(JSON.parse(e.payloadJson));
     });
     for (let i = 0; i < 15; i++) void bus.out(name, { after: i });
-    await until(() => seen.length >= 15, "the later events");
+    await vi.waitFor(() => expect(seen.length, "the later events").toBeGreaterThanOrEqual(15), WAIT);
     expect(await sub.ready).toBe(30);
     expect(seen).toEqual(Array.from({ length: 15 }, (_, i) => ({ after: i })));
     sub.close();

@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { memClaw, tempDir } from "../helpers/claw.js";
-import { waitProcessGone } from "../helpers/process.js";
+import { pidFromFile, waitProcessGone } from "../helpers/process.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -125,21 +124,12 @@ describe("POST /do", () => {
     });
     req.on("error", () => {});
     req.end(body);
-    let pid = 0;
-    for (let i = 0; i < 100 && !pid; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      try {
-        pid = Number(readFileSync(pidFile, "utf8"));
-      } catch {
-        // not written yet
-      }
-    }
+    const pid = await pidFromFile(pidFile);
     expect(pid).toBeGreaterThan(0);
     req.destroy();
     expect(await waitProcessGone(pid)).toBe(true);
     // The slot is freed once the call has finished killing and draining (within the grace).
-    for (let i = 0; i < 250 && server.claw.services.bash.running > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(server.claw.services.bash.running).toBe(0);
+    await vi.waitFor(() => expect(server.claw.services.bash.running).toBe(0), { timeout: 5000, interval: 20 });
   });
 });
 

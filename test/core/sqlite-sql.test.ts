@@ -70,6 +70,7 @@ describe("SqliteSql", () => {
       const rows = db.prepare("SELECT k FROM t").all();
       order.push(`exclusive saw ${db.inTransaction ? "a transaction" : "none"} and ${JSON.stringify(rows)}`);
     });
+    // Deliberately let time pass: nothing outside may run while the transaction is open.
     await new Promise((r) => setTimeout(r, 20));
     expect(order).toEqual([]);
     release();
@@ -195,7 +196,7 @@ describe("SqliteSql", () => {
     const tx = sql.tx(async (q) => {
       await q.run("INSERT INTO t (k, v) VALUES ('d', 4)");
       void sql.beforeNextWork(() => order.push("after tx"));
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 5)); // the body holds the connection a while: "after tx" must wait
       order.push("tx body done");
     });
     await tx;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createClaw } from "../../src/index.js";
 import { SCHEMA_VERSION } from "../../src/store/migrations.js";
 import { tempDir } from "../helpers/claw.js";
@@ -73,10 +73,10 @@ describe("WAL checkpointer", () => {
       await Promise.all(
         Array.from({ length: 2000 }, (_, i) => claw.bus.out({ bus: "c", payload: { i, pad: "x".repeat(1000) } })),
       );
-      const deadline = Date.now() + 5000;
-      while (statSync(db).size < before + 1024 * 1024 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50));
-      expect(statSync(db).size).toBeGreaterThan(before + 1024 * 1024);
+      await vi.waitFor(() => expect(statSync(db).size).toBeGreaterThan(before + 1024 * 1024), {
+        timeout: 5000,
+        interval: 50,
+      });
     } finally {
       await claw.close();
     }
@@ -102,11 +102,12 @@ describe("WAL checkpointer", () => {
         }
       };
       const writers = Array.from({ length: 8 }, (_, w) => writer(w));
-      const deadline = Date.now() + 10_000;
-      while (statSync(path).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      stop = true;
-      await Promise.all(writers);
-      expect(statSync(path).size).toBeGreaterThan(before);
+      try {
+        await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(before), { timeout: 10_000, interval: 20 });
+      } finally {
+        stop = true;
+        await Promise.all(writers);
+      }
     } finally {
       await store.close();
     }
@@ -124,12 +125,10 @@ describe("WAL checkpointer", () => {
       // Bytes 12–23 of the WAL header: checkpoint sequence and salts, new each time the WAL starts over.
       const header = () => readFileSync(`${path}-wal`).subarray(12, 24).toString("hex");
       const before = header();
-      const deadline = Date.now() + 10_000;
-      while (header() === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(header()).not.toBe(before);
+      await vi.waitFor(() => expect(header()).not.toBe(before), { timeout: 10_000, interval: 20 });
       // Idle from here: the restart's own write is not copied and restarted again, tick after tick.
       const restarted = header();
-      await new Promise((r) => setTimeout(r, 600));
+      await new Promise((r) => setTimeout(r, 600)); // deliberately idle for several ticks: nothing may happen
       expect(header()).toBe(restarted);
       expect(opened.db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
       expect(opened.db.prepare("SELECT count(*) AS n FROM r").get()).toEqual({ n: 50 });
@@ -152,15 +151,13 @@ describe("WAL checkpointer", () => {
       const seen = new Set([header()]);
       for (let i = 0; i < 150; i++) {
         insert.run(`row ${i}`);
-        await new Promise((r) => setTimeout(r, 10));
+        await new Promise((r) => setTimeout(r, 10)); // the trickle itself: a commit every 10 ms
         seen.add(header());
       }
       expect(seen.size - 1).toBeLessThanOrEqual(4);
       // Quiet now: what is left is copied (the first quiet tick checkpoints).
       const last = header();
-      const deadline = Date.now() + 10_000;
-      while (header() === last && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(header()).not.toBe(last);
+      await vi.waitFor(() => expect(header()).not.toBe(last), { timeout: 10_000, interval: 20 });
       const [r] = opened.db.pragma("wal_checkpoint(PASSIVE)") as { log: number; checkpointed: number }[];
       expect(r?.checkpointed).toBe(r?.log);
     } finally {

@@ -6,8 +6,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { afterEach, expect, it } from "vitest";
+import { afterEach, expect, it, vi } from "vitest";
 import { findMarked, MARKER_VAR, markerEntry } from "../../src/bash/process-scan.js";
+import { WAIT } from "../helpers/wait.js";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -20,22 +21,17 @@ function marked(value: string, command: string, args: string[]): ChildProcess {
   return child;
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check()).toBe(true);
-}
-
 it("finds a marked process with threads once, by its PID, bounded or not; an unmarked one never", async () => {
   const value = `scan-test:${process.pid}.${Date.now()}`;
   const needle = markerEntry(value);
   // node runs several threads from its start: their ids come right after its PID.
   const child = marked(value, process.execPath, ["-e", "setInterval(() => {}, 1000)"]);
   const pid = child.pid!;
-  await until(() => readdirSync(`/proc/${pid}/task`).length > 1);
+  await vi.waitFor(() => expect(readdirSync(`/proc/${pid}/task`).length).toBeGreaterThan(1), WAIT);
   const other = marked(`${value}-other`, "sleep", ["30"]);
   expect(findMarked(needle, pid)).toEqual([pid]);
   expect(findMarked(needle)).toEqual([pid]);
   expect(findMarked(markerEntry(`${value}-other`), pid)).toEqual([other.pid]);
   child.kill("SIGKILL");
-  await until(() => findMarked(needle, pid).length === 0);
+  await vi.waitFor(() => expect(findMarked(needle, pid)).toEqual([]), WAIT);
 });

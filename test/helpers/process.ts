@@ -1,5 +1,6 @@
 /** Process checks for tests that prove nothing is left behind. */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { expect, vi } from "vitest";
 
 /** True while `pid` exists and is not a zombie (a reparented child may wait a while to be reaped). */
 export function processAlive(pid: number): boolean {
@@ -13,12 +14,7 @@ export function processAlive(pid: number): boolean {
 
 /** Waits until `pid` is gone; returns false if it still lives after `ms`. */
 export async function waitProcessGone(pid: number, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (!processAlive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return !processAlive(pid);
+  return settles(() => expect(processAlive(pid), `process ${pid} alive`).toBe(false), ms);
 }
 
 /**
@@ -47,23 +43,46 @@ export function uniqueSleep(): string {
 
 /** Waits until no live process has `token` in its command line; false if some remain after `ms`. */
 export async function waitArgGone(token: string, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (pidsWithArg(token).length === 0) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return pidsWithArg(token).length === 0;
+  return settles(() => expect(pidsWithArg(token), `processes with ${token}`).toEqual([]), ms);
 }
 
 /** Waits until a live process has `token` in an argument; resolves with its PID (0 after `ms`). */
 export async function waitArgPid(token: string, ms = 10_000): Promise<number> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const pids = pidsWithArg(token);
-    // The sleep itself, not a bash or bwrap whose script text mentions it.
-    const sleeper = pids.find((p) => readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("sleep\0"));
-    if (sleeper) return sleeper;
-    await new Promise((r) => setTimeout(r, 20));
+  try {
+    return await vi.waitFor(
+      () => {
+        // The sleep itself, not a bash or bwrap whose script text mentions it.
+        const sleeper = pidsWithArg(token).find((p) =>
+          readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("sleep\0"),
+        );
+        expect(sleeper, `a sleep with ${token}`).toBeDefined();
+        return sleeper!;
+      },
+      { timeout: ms, interval: 20 },
+    );
+  } catch {
+    return 0;
   }
-  return 0;
+}
+
+/** Waits until a script has written a number (a PID) into `path`, and returns it. */
+export function pidFromFile(path: string, ms = 10_000): Promise<number> {
+  return vi.waitFor(
+    () => {
+      const text = existsSync(path) ? readFileSync(path, "utf8").trim() : "";
+      expect(text, `a pid in ${path}`).toMatch(/^\d+$/);
+      return Number(text);
+    },
+    { timeout: ms, interval: 10 },
+  );
+}
+
+/** True once `check` stops throwing within `ms` (vi.waitFor), false if it still throws then: callers assert the result. */
+async function settles(check: () => void, ms: number): Promise<boolean> {
+  try {
+    await vi.waitFor(check, { timeout: ms, interval: 25 });
+    return true;
+  } catch {
+    return false;
+  }
 }

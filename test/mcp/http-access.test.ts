@@ -4,10 +4,11 @@
  */
 import { request } from "node:http";
 import { CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { answer, type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { WAIT } from "../helpers/wait.js";
 import { httpMcpClient } from "./clients.js";
 
 const INIT = {
@@ -188,15 +189,16 @@ describe("/mcp stream resumption", () => {
     expect(priming!.id).toBeTruthy();
     expect(priming!.data).toBe("");
     // Until the server has seen the cut, the stream still counts as connected (409): retry, as clients do.
-    let resumed: Response;
-    for (let i = 0; ; i++) {
-      resumed = await fetch(`${server.url}/mcp`, {
+    const resumed = await vi.waitFor(async () => {
+      const res = await fetch(`${server.url}/mcp`, {
         headers: { ...headers, accept: "text/event-stream", "last-event-id": priming!.id! },
       });
-      if (resumed.status !== 409 || i === 50) break;
-      await resumed.body?.cancel();
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      if (res.status === 409) {
+        await res.body?.cancel();
+        throw new Error("409: the cut stream still counts as connected");
+      }
+      return res;
+    }, WAIT);
     expect(resumed.status).toBe(200);
     const events = await readEvents(resumed, (e) => e.data.includes('"id":7'));
     const answer = JSON.parse(events.at(-1)!.data);

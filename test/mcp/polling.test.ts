@@ -140,7 +140,8 @@ describe("/mcp SSE polling", () => {
     const first = await eventsOf(res);
     // the priming event, then the server closed the stream before the answer
     expect(first).toEqual([{ id: expect.any(String), retry: 50, data: "" }]);
-    // The answer comes while the client is away; it is replayed and ends the resumed stream.
+    // The answer comes while the client is away (a deliberate absence: time passes without a
+    // stream); it is replayed and ends the resumed stream.
     await new Promise((r) => setTimeout(r, 200));
     const resumed = await fetch(`${polled.url}/mcp`, {
       headers: { ...auth, ...headers, accept: "text/event-stream", "last-event-id": first[0]!.id! },

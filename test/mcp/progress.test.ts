@@ -1,16 +1,16 @@
 /**
- * Progress of the long calls besides bash (which mcp.test.ts covers over both transports):
+ * Progress of the long calls besides bash (which mcp.slow.test.ts covers over both transports):
  * `prompt` from its run's events, `check_task` and `read` with `waitMs` from the heartbeat,
  * each report's progress growing and its total the wait asked for.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { answer, type FakeResponses, stall, startFakeResponses } from "../fixtures/fake-responses.js";
 import { memClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { until } from "../tasks/helpers.js";
+import { WAIT } from "../helpers/wait.js";
 import { envelopeOf, httpMcpClient } from "./clients.js";
 
 let fake: FakeResponses;
@@ -67,9 +67,13 @@ describe("MCP progress of long calls", () => {
       const e = p as { taskId?: string; latestUpdate?: { text?: string } | null };
       return e.taskId === taskId && (e.latestUpdate?.text ?? "").startsWith("waiting for the model");
     };
-    await until(async () =>
-      (await claw.bus.read({ bus: "tasks", after: 0, limit: 1000 })).events.some((e) => waitingForModel(e.payload)),
-    );
+    await vi.waitFor(async () => {
+      const { events } = await claw.bus.read({ bus: "tasks", after: 0, limit: 1000 });
+      expect(
+        events.some((e) => waitingForModel(e.payload)),
+        "the task's 'waiting for the model' change",
+      ).toBe(true);
+    }, WAIT);
     const { envelope, reports } = await withProgress("check_task", { taskId, waitMs: 600 });
     expect(envelope.result).toMatchObject({ continuePolling: true, task: { taskId, status: "in_progress" } });
     expect(reports.length).toBeGreaterThan(0);

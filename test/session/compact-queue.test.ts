@@ -4,11 +4,12 @@
  * fork of a history with reasoning and calls never sends a dangling reasoning item or an
  * unanswered call.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { blob, call, message, reasoning } from "../fixtures/fake-items.js";
 import { answer, type FakeResponses, respond, stall } from "../fixtures/fake-responses.js";
-import { busPayloads, inputText, until, withFakeClaw } from "./helpers.js";
+import { WAIT } from "../helpers/wait.js";
+import { busPayloads, inputText, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
@@ -46,7 +47,7 @@ describe("compaction and the run queue", () => {
     const prompted = s.prompt({ message: "Q2" });
     await s.steer({ message: "also this" });
     // The waiting prompt's row is written as it joins the queue; on a network store a moment later.
-    await until(async () => (await s.state()).pending.prompts === 1);
+    await vi.waitFor(async () => expect((await s.state()).pending.prompts).toBe(1), WAIT);
     const state = await s.state();
     expect(state).toMatchObject({ running: "compact", queuedRuns: 1, pending: { prompts: 1, steering: 1 } });
     release();
@@ -73,12 +74,12 @@ describe("compaction and the run queue", () => {
       (e) => e.code,
     );
     await fake.waitForRequests(2);
-    await until(async () => (await s.state()).running === "compact");
+    await vi.waitFor(async () => expect((await s.state()).running).toBe("compact"), WAIT);
     expect(await s.abort()).toEqual({ aborted: true });
     expect(await compacting).toBe("cancelled");
     expect((await s.messages()).messages).toEqual(before);
     expect(await s.state()).toMatchObject({ isRunning: false, running: null, currentRunId: null });
-    await until(() => fake.openStreams() === 0);
+    await vi.waitFor(() => expect(fake.openStreams()).toBe(0), WAIT);
     const events = await busPayloads(claw);
     expect(events.at(-1)).toMatchObject({ type: "compact_end", status: "cancelled", messagesCompacted: 0 });
     // The next prompt still sees the whole history.

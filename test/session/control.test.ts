@@ -1,12 +1,12 @@
 /** Steering, follow-ups, abort and busy sessions. */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { answer, callBash, type FakeResponses, stall } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
-import { processAlive, waitProcessGone } from "../helpers/process.js";
-import { assistantItem, busPayloads, inputText, until, withFakeClaw } from "./helpers.js";
+import { pidFromFile, processAlive, waitProcessGone } from "../helpers/process.js";
+import { WAIT } from "../helpers/wait.js";
+import { assistantItem, busPayloads, inputText, withFakeClaw } from "./helpers.js";
 
 let fake: FakeResponses;
 let claw: Claw;
@@ -19,10 +19,9 @@ withFakeClaw(
   () => ({ fake, claw }),
 );
 
-const sawEvent =
-  (type: string, bus = "thebus") =>
-  async () =>
-    (await busPayloads(claw, bus)).some((e) => e.type === type);
+/** Waits until an event of `type` is on `bus`. */
+const sawEvent = (type: string, bus = "thebus") =>
+  vi.waitFor(async () => expect((await busPayloads(claw, bus)).map((e) => e.type)).toContain(type), WAIT);
 
 describe("steering and follow-ups", () => {
   it("delivers a steering message sent during a tool-running turn before the next model call; calls not yet started are skipped", async () => {
@@ -32,7 +31,7 @@ describe("steering and follow-ups", () => {
     );
     const s = await claw.session.start({ sessionKey: "steer" });
     const running = s.prompt({ message: "do two things" });
-    await until(sawEvent("tool_execution_start"));
+    await sawEvent("tool_execution_start");
     const q = await s.steer({ message: "Stop, do something else" });
     expect(q).toMatchObject({ queued: true, running: true, pending: 1 });
     const r = await running;
@@ -59,7 +58,7 @@ describe("steering and follow-ups", () => {
     fake.script(callBash({ script: "sleep 0.3" }), answer("first answer"), answer("second answer"));
     const s = await claw.session.start({ sessionKey: "follow" });
     const running = s.prompt({ message: "start" });
-    await until(sawEvent("tool_execution_start"));
+    await sawEvent("tool_execution_start");
     await s.followUp({ message: "and then?" });
     const r = await running;
     expect(r).toMatchObject({ status: "completed", text: "second answer", turns: 3 });
@@ -74,9 +73,9 @@ describe("steering and follow-ups", () => {
     fake.script(callBash({ script: "sleep 0.3" }), answer("one"), answer("two"), answer("three"));
     const s = await claw.session.start({ sessionKey: "behave" });
     const first = s.prompt({ message: "start" });
-    await until(sawEvent("tool_execution_start"));
+    await sawEvent("tool_execution_start");
     const later = s.prompt({ message: "again" });
-    await until(async () => (await s.state()).pending.prompts === 1);
+    await vi.waitFor(async () => expect((await s.state()).pending.prompts).toBe(1), WAIT);
     const joined = s.prompt({ message: "more", behavior: "follow_up" });
     const [a, b, c] = await Promise.all([first, joined, later]);
     expect(a.runId).toBe(b.runId);
@@ -106,7 +105,7 @@ describe("abort", () => {
     const s = await claw.session.start({ sessionKey: "stalled" });
     const running = s.prompt({ message: "hang" });
     await fake.waitForRequests(1);
-    await until(() => claw.services.sessions.isRunning(s.sessionId));
+    await vi.waitFor(() => expect(claw.services.sessions.isRunning(s.sessionId)).toBe(true), WAIT);
     const t0 = performance.now();
     const a = await claw.do({ op: "abort", args: { sessionKey: "stalled" } });
     expect(a).toMatchObject({ ok: true, result: { aborted: true } });
@@ -114,7 +113,7 @@ describe("abort", () => {
     const ms = performance.now() - t0;
     expect(r).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
     expect(ms).toBeLessThan(2000); // generous bound; typically a few ms
-    await until(() => fake.openStreams() === 0);
+    await vi.waitFor(() => expect(fake.openStreams()).toBe(0), WAIT);
     expect((await s.state()).isRunning).toBe(false);
     const end = (await busPayloads(claw)).at(-1);
     expect(end).toMatchObject({ type: "agent_end", status: "cancelled" });
@@ -127,15 +126,8 @@ describe("abort", () => {
     fake.script(callBash({ script: `echo $$ > ${pidFile}; exec sleep 30` }));
     const s = await claw.session.start({ sessionKey: "kill" });
     const running = s.prompt({ message: "sleep" });
-    await until(sawEvent("tool_execution_start"));
-    await until(() => {
-      try {
-        return readFileSync(pidFile, "utf8").trim() !== "";
-      } catch {
-        return false;
-      }
-    });
-    const pid = Number(readFileSync(pidFile, "utf8"));
+    await sawEvent("tool_execution_start");
+    const pid = await pidFromFile(pidFile);
     expect(processAlive(pid)).toBe(true);
     expect(await s.abort()).toEqual({ aborted: true });
     const r = await running;
@@ -160,7 +152,7 @@ describe("abort", () => {
       (e) => e.code,
     );
     await fake.waitForRequests(1);
-    await until(() => claw.services.sessions.isRunning(s.sessionId));
+    await vi.waitFor(() => expect(claw.services.sessions.isRunning(s.sessionId)).toBe(true), WAIT);
     const t0 = performance.now();
     await claw.close();
     expect(performance.now() - t0).toBeLessThan(3000);

@@ -21,15 +21,6 @@ export async function busPayloads(claw: Claw, bus = "thebus"): Promise<any[]> {
   }
 }
 
-/** Polls `check` every 10 ms until it returns true (or fails after `timeoutMs`). */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /**
  * Before each test: a fake Responses server and a claw pointed at it, handed to `assign`. After
  * each: closes the claw and server that `current` returns (a test may have replaced the claw).

@@ -6,12 +6,13 @@
  * their byte budget.
  */
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
 import { BusService } from "../../src/bus/bus-service.js";
 import type { EventStore, StoredEvent } from "../../src/bus/event-store.js";
 import { type OpenedPg, openPg } from "../../src/store/pg/open-pg.js";
 import { createPgEventStore } from "../../src/store/pg/pg-event-store.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { WAIT } from "../helpers/wait.js";
 
 let server: PgServer;
 const cleanup: (() => Promise<void>)[] = [];
@@ -51,13 +52,8 @@ async function nodes(n: number, pollMs = 1000): Promise<Node[]> {
   return out;
 }
 
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Waits for events across nodes: up to 20 s. */
+const DELIVERED = { ...WAIT, timeout: 20_000 };
 
 /** Every event of `bus`, through the store's pages. */
 async function readAll(store: EventStore, bus: string): Promise<StoredEvent[]> {
@@ -99,7 +95,7 @@ test("a subscriber on one node sees every node's events live, in seq order, with
   await sub.ready;
   // Wait until B's LISTEN connection is up (a notification reaches it), so what follows is live.
   await a!.bus.out("live", { warmup: true });
-  await until(() => seen.length === 1, "the first event");
+  await vi.waitFor(() => expect(seen.length, "the first event").toBe(1), DELIVERED);
   const sent: Promise<unknown>[] = [];
   for (let i = 0; i < 300; i++) {
     sent.push(a!.bus.out("live", { from: "a", i }));
@@ -107,8 +103,9 @@ test("a subscriber on one node sees every node's events live, in seq order, with
     if (i % 50 === 0) sent.push(b!.bus.out("live", { from: "b", i })); // its own: delivered once
   }
   await Promise.all(sent);
-  await until(() => seen.length >= 1 + 600 + 6, "every event");
-  await new Promise((r) => setTimeout(r, 300)); // room for a duplicate to show up
+  await vi.waitFor(() => expect(seen.length, "every event").toBeGreaterThanOrEqual(1 + 600 + 6), DELIVERED);
+  // Deliberately let time pass: a duplicate delivery would show up now (something that must not happen).
+  await new Promise((r) => setTimeout(r, 300));
   expect(seen.map((e) => e.seq)).toEqual(range(607));
   const stored = await readAll(a!.store, "live");
   expect(seen).toEqual(stored);
@@ -123,9 +120,9 @@ test("a subscriber with a cursor gets the backlog written by other nodes, then t
   const sub = b!.bus.subscribe("back", 100, (events) => {
     for (const e of events) seen.push(e.seq);
   });
-  await until(() => seen.length === 1100, "the backlog");
+  await vi.waitFor(() => expect(seen.length, "the backlog").toBe(1100), DELIVERED);
   for (let i = 0; i < 100; i++) void a!.bus.out("back", { i });
-  await until(() => seen.length === 1200, "the live events");
+  await vi.waitFor(() => expect(seen.length, "the live events").toBe(1200), DELIVERED);
   expect(seen).toEqual(range(1300).slice(100));
   sub.close();
 });
@@ -138,7 +135,7 @@ test("a lost LISTEN connection costs latency, never an event: it reconnects and 
   });
   await sub.ready;
   await a!.bus.out("lossy", 0);
-  await until(() => seen.length === 1, "the first event");
+  await vi.waitFor(() => expect(seen.length, "the first event").toBe(1), DELIVERED);
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {
@@ -152,7 +149,7 @@ test("a lost LISTEN connection costs latency, never an event: it reconnects and 
   } finally {
     await admin.end();
   }
-  await until(() => seen.length === 151, "every event after the connections were killed");
+  await vi.waitFor(() => expect(seen.length, "every event after the connections were killed").toBe(151), DELIVERED);
   expect(seen).toEqual(range(151));
   sub.close();
 });

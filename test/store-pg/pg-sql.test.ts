@@ -109,7 +109,7 @@ describe("PgSql", () => {
         .tx(async (q) => {
           const { pid } = (await q.get<{ pid: number }>("SELECT pg_backend_pid() AS pid"))!;
           await admin.get("SELECT pg_terminate_backend(?) AS done", [pid]);
-          // The server's goodbye arrives while no statement of ours is running.
+          // The server's goodbye arrives while no statement of ours is running (a deliberate pause).
           await new Promise((r) => setTimeout(r, 200));
           await q.run("INSERT INTO t (k, v) VALUES ('cut', 1)");
         })

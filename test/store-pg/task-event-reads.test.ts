@@ -5,9 +5,10 @@
  * a read of the task each (they were 4 of a run task's ~36 statements).
  */
 import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { type Claw, createClaw } from "../../src/index.js";
 import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { WAIT } from "../helpers/wait.js";
 
 let server: PgServer;
 let url: string;
@@ -37,7 +38,10 @@ afterAll(async () => {
 test("a waiting check_task: this node's own changes are not read back when their tasks-bus events return", async () => {
   const task = await claw.task.create({ title: "watched" });
   const checked = claw.task.check({ taskId: task.taskId, waitMs: 10_000 });
-  while ((await claw.task.get({ taskId: task.taskId })).pollCount < 1) await new Promise((r) => setTimeout(r, 5));
+  await vi.waitFor(
+    async () => expect((await claw.task.get({ taskId: task.taskId })).pollCount).toBeGreaterThanOrEqual(1),
+    WAIT,
+  );
   // Changes that do not settle the task: the wait goes on while their events come back (each
   // event is published once its change has committed, after the call has returned).
   let version = task.version;
@@ -46,7 +50,9 @@ test("a waiting check_task: this node's own changes are not read back when their
     version = (await claw.task.update({ taskId: task.taskId, expectedVersion: version, title: `renamed ${i}` }))
       .version;
     sent.length = 0;
-    await new Promise((r) => setTimeout(r, 200)); // the change's tasks-bus event, back here
+    // Deliberately let time pass: the change's tasks-bus event comes back here, and a read of the
+    // task it must not cause would land within it.
+    await new Promise((r) => setTimeout(r, 200));
     afterEachChange.push(sent.filter((t) => /^SELECT \* FROM tasks WHERE id/.test(t.trim())));
   }
   const events = await claw.bus.read({ bus: "tasks", after: 0 });

@@ -2,10 +2,11 @@
  * An agent reports on its own task from bash through POST /do (CLAW_TASK_ID, CLAW_URL): it may
  * set blocked or needs_human, and the end of its run does not overwrite that.
  */
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { answer, callBash } from "../fixtures/fake-responses.js";
 import { startServer } from "../helpers/server.js";
-import { fixture, gate, taskClaw, until } from "./helpers.js";
+import { WAIT } from "../helpers/wait.js";
+import { fixture, gate, taskClaw } from "./helpers.js";
 
 let fx: Awaited<ReturnType<typeof fixture>>;
 afterEach(async () => {
@@ -50,7 +51,7 @@ test("an agent sets its own task to blocked from bash; check_task returns it as 
   expect(JSON.parse(output)).toMatchObject({ exitCode: 0, stdout: '"blocked"\n' });
 
   g.open("I am blocked: I need the staging password.");
-  await until(async () => (await claw.task.get({ taskId: r.taskId })).summary !== null);
+  await vi.waitFor(async () => expect((await claw.task.get({ taskId: r.taskId })).summary).not.toBeNull(), WAIT);
   expect(claw.services.sessions.isRunning(r.sessionId)).toBe(false);
   const after = await claw.task.get({ taskId: r.taskId, include: ["timeline"] });
   expect(after).toMatchObject({
@@ -83,7 +84,7 @@ test("an agent sets needs_human; the run's end does not overwrite it", async () 
   const server = fx.track(await startServer(await taskClaw(fx.fake)), (s) => s.close());
   const claw = server.claw;
   const r = await claw.task.run({ prompt: "migrate the db", sessionKey: "migrator" });
-  await until(async () => (await claw.task.get({ taskId: r.taskId })).summary !== null);
+  await vi.waitFor(async () => expect((await claw.task.get({ taskId: r.taskId })).summary).not.toBeNull(), WAIT);
   const t = await claw.task.get({ taskId: r.taskId });
   expect(t).toMatchObject({
     status: "needs_human",
@@ -108,7 +109,7 @@ test("an agent may un-block its own task while its run lasts; the run then compl
   const server = fx.track(await startServer(await taskClaw(fx.fake)), (s) => s.close());
   const claw = server.claw;
   const r = await claw.task.run({ prompt: "wait for the lock" });
-  await until(async () => (await claw.task.get({ taskId: r.taskId })).endedAt !== null);
+  await vi.waitFor(async () => expect((await claw.task.get({ taskId: r.taskId })).endedAt).not.toBeNull(), WAIT);
   const t = await claw.task.get({ taskId: r.taskId, include: ["timeline"] });
   expect(t).toMatchObject({ status: "completed", summary: "lock released, all done" });
   const texts = t.timeline!.map((e) => e.text);

@@ -3,7 +3,8 @@ import { afterEach, expect, test, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { answer, callBash } from "../fixtures/fake-responses.js";
 import { REMOTE } from "../helpers/claw.js";
-import { fixture, type Gate, gate, taskClaw, until } from "./helpers.js";
+import { WAIT } from "../helpers/wait.js";
+import { fixture, type Gate, gate, taskClaw } from "./helpers.js";
 
 let fx: Awaited<ReturnType<typeof fixture>>;
 afterEach(async () => {
@@ -22,12 +23,17 @@ async function runningTask(): Promise<{ claw: Claw; taskId: string; g: Gate }> {
   // The run's progress is recorded as it reports it, which on a network store may land just
   // after the model call went out: wait for its last report before the call (the turn's start),
   // after which nothing writes the task until the gate opens.
-  await until(async () => {
+  await vi.waitFor(async () => {
     const t = await claw.task.get({ taskId: r.taskId });
-    return t.phase === "waiting_model" && t.latestUpdate?.text.startsWith("waiting for the model") === true;
-  });
+    expect(t.phase).toBe("waiting_model");
+    expect(t.latestUpdate?.text).toMatch(/^waiting for the model/);
+  }, WAIT);
   return { claw, taskId: r.taskId, g };
 }
+
+/** Waits until a check_task has counted its poll of `taskId`: its wait is then in place (it listens before it reads). */
+const waitingOn = (claw: Claw, taskId: string) =>
+  vi.waitFor(async () => expect((await claw.task.get({ taskId })).pollCount).toBeGreaterThanOrEqual(1), WAIT);
 
 const telemetryOf = async (claw: Claw, taskId: string) =>
   (await claw.task.telemetry({ taskId, op: "check_task" })).records;
@@ -139,7 +145,7 @@ test("polls do not change the version", async () => {
 test("a check_task waiting when the task completes returns promptly", async () => {
   const { claw, taskId, g } = await runningTask();
   const pending = claw.task.check({ taskId, waitMs: 60_000 });
-  await new Promise((r) => setTimeout(r, 100));
+  await waitingOn(claw, taskId);
   g.open("done now");
   const r = await pending;
   const returnedAt = Date.now();
@@ -227,7 +233,7 @@ test("closing the claw answers pending check_task calls with an error, not a sna
     () => undefined,
     (err: unknown) => err,
   );
-  await new Promise((r) => setTimeout(r, 50));
+  await waitingOn(claw, taskId);
   const started = Date.now();
   await claw.close();
   const err = await outcome;

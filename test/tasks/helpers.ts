@@ -1,9 +1,9 @@
 /** Shared setup of the task tests: a fake model, claws pointed at it, gates and small waits. */
-import { existsSync, readFileSync } from "node:fs";
 import type { Claw, ClawOptions } from "../../src/index.js";
 import type { Sql } from "../../src/store/sql.js";
 import { answer, type FakeResponses, type FakeTurn, startFakeResponses } from "../fixtures/fake-responses.js";
 import { apiClaw } from "../helpers/claw.js";
+import { pidFromFile } from "../helpers/process.js";
 
 /** A claw on ":memory:" whose model calls go to `fake`, with fast retries. */
 export function taskClaw(fake: FakeResponses, options: ClawOptions = {}): Promise<Claw> {
@@ -35,20 +35,8 @@ export function gate(defaultText = "gated answer"): Gate {
   };
 }
 
-/** Polls `check` every 10 ms until true (fails after `timeoutMs`). For test set-up only; the code under test never polls. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Reads a pid written by a script, once the file exists. */
-export async function readPid(path: string): Promise<number> {
-  await until(() => existsSync(path) && readFileSync(path, "utf8").trim() !== "");
-  return Number(readFileSync(path, "utf8").trim());
-}
+export const readPid = (path: string): Promise<number> => pidFromFile(path);
 
 /** A fake model server plus cleanup of everything registered with `track`. */
 export async function fixture() {

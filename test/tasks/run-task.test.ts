@@ -1,10 +1,11 @@
 /** run_task: returns at once, fails fast without a key, idempotency, per-session FIFO, cancel. */
 import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { answer, callBash } from "../fixtures/fake-responses.js";
 import { apiClaw, tempDir } from "../helpers/claw.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
-import { fixture, gate, readPid, taskClaw, until } from "./helpers.js";
+import { WAIT } from "../helpers/wait.js";
+import { fixture, gate, readPid, taskClaw } from "./helpers.js";
 
 let fx: Awaited<ReturnType<typeof fixture>>;
 afterEach(async () => {
@@ -156,7 +157,7 @@ test("cancel_task on a running task kills its bash (the pid is gone) and ends th
   const pid = await readPid(pidFile);
   expect(processAlive(pid)).toBe(true);
   // Progress is recorded as the run reports it, which may land a moment after bash started.
-  await until(async () => (await claw.task.get({ taskId: r.taskId })).phase === "running_tool");
+  await vi.waitFor(async () => expect((await claw.task.get({ taskId: r.taskId })).phase).toBe("running_tool"), WAIT);
   const running = await claw.task.get({ taskId: r.taskId });
   expect(running).toMatchObject({ status: "in_progress", phase: "running_tool" });
   expect(running.latestUpdate?.text).toContain("running bash: sleep 60");
@@ -272,5 +273,4 @@ test("TaskRow cuts the summary to 500 characters and says so", async () => {
   expect(row.summary).toHaveLength(500);
   expect(row.summaryTruncated).toBe(true);
   expect((await claw.task.get({ taskId: r.taskId })).summary).toHaveLength(1200);
-  await until(() => true);
 });

@@ -1,7 +1,8 @@
 /** Task events on the `tasks` bus and task.watch, through the typed API (local and remote). */
-import { afterEach, beforeEach, expect, test } from "vitest";
+import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import type { Claw, Task } from "../../src/index.js";
 import { apiClaw } from "../helpers/claw.js";
+import { WAIT } from "../helpers/wait.js";
 import { completion } from "./helpers.js";
 
 let claw: Claw;
@@ -50,12 +51,9 @@ test("task.watch yields the current snapshot, one per later change, and ends aft
   const watching = (async () => {
     for await (const snap of claw.task.watch({ taskId: t.taskId })) seen.push(snap);
   })();
-  const until = async (n: number) => {
-    while (seen.length < n) await new Promise((r) => setTimeout(r, 5));
-  };
-  await until(1);
+  await vi.waitFor(() => expect(seen.length).toBeGreaterThanOrEqual(1), WAIT);
   await claw.task.update({ taskId: t.taskId, expectedVersion: 1, status: "in_progress" });
-  await until(2);
+  await vi.waitFor(() => expect(seen.length).toBeGreaterThanOrEqual(2), WAIT);
   await claw.task.update(completion(claw, { ...t, version: 2 }));
   await watching; // ended by itself after the terminal snapshot
   expect(seen.map((s) => [s.version, s.status])).toEqual([

@@ -1,9 +1,9 @@
 /** check_task's wait, from inside: a waiter wakes after the commit, with the task as committed. */
 import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
-import { until } from "./helpers.js";
+import { WAIT } from "../helpers/wait.js";
 
 let claw: Claw | undefined;
 afterEach(async () => {
@@ -16,7 +16,10 @@ test("a check_task waiter wakes only once the change has committed, with the tas
   const { taskId } = await claw.task.create({ title: "wait for me" });
   let answered: Awaited<ReturnType<Claw["task"]["check"]>> | undefined;
   const waiting = claw.task.check({ taskId, waitMs: 20_000 }).then((r) => (answered = r));
-  await until(async () => (await claw!.task.get({ taskId })).pollCount >= 1 && claw!.services.tasks.notifier.size > 0);
+  await vi.waitFor(async () => {
+    expect((await claw!.task.get({ taskId })).pollCount).toBeGreaterThanOrEqual(1);
+    expect(claw!.services.tasks.notifier.size).toBeGreaterThan(0);
+  }, WAIT);
   const store = claw.services.tasks.store;
   let written: number | undefined;
   await store.tx(async (tx) => {
@@ -25,7 +28,8 @@ test("a check_task waiter wakes only once the change has committed, with the tas
       timeline: "cancelled",
     }));
     written = t!.version;
-    // The change is written but not committed: several turns of the event loop, and no answer.
+    // The change is written but not committed: several turns of the event loop, and no answer
+    // (a deliberate wait: it shows that something does not happen).
     for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 10));
     expect(answered).toBeUndefined();
   });
@@ -45,13 +49,15 @@ test("a change rolled back wakes no waiter", async () => {
     answered = true;
     return r;
   });
-  await until(() => claw!.services.tasks.notifier.size > 0);
+  await vi.waitFor(() => expect(claw!.services.tasks.notifier.size).toBeGreaterThan(0), WAIT);
   await expect(
     claw.services.tasks.store.tx(async (tx) => {
       await tx.change(taskId, () => ({ patch: { status: "cancelled", phase: "ended" } }));
       throw new Error("changed my mind");
     }),
   ).rejects.toThrow("changed my mind");
+  // Several turns of the event loop after the rollback, and no answer (a deliberate wait: it shows
+  // that something does not happen).
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 10));
   expect(answered).toBe(false);
   ac.abort();

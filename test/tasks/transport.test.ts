@@ -1,8 +1,9 @@
 /** Every task operation through POST /do gives what the typed API gives; a client that disconnects abandons only its wait. */
 import { request } from "node:http";
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { startServer } from "../helpers/server.js";
-import { completion, fixture, gate, taskClaw, until } from "./helpers.js";
+import { WAIT } from "../helpers/wait.js";
+import { completion, fixture, gate, taskClaw } from "./helpers.js";
 
 let fx: Awaited<ReturnType<typeof fixture>>;
 afterEach(async () => {
@@ -81,9 +82,9 @@ test("an HTTP client that disconnects during check_task abandons its wait; the t
   });
   req.on("error", () => {});
   req.end(body);
-  await until(() => claw.services.tasks.notifier.size === 1);
+  await vi.waitFor(() => expect(claw.services.tasks.notifier.size).toBe(1), WAIT);
   req.destroy();
-  await until(() => claw.services.tasks.notifier.size === 0);
+  await vi.waitFor(() => expect(claw.services.tasks.notifier.size).toBe(0), WAIT);
   expect((await claw.task.get({ taskId: r.taskId })).status).toBe("in_progress");
   const [rec] = (await claw.task.telemetry({ taskId: r.taskId, op: "check_task" })).records;
   expect(rec).toMatchObject({ waitAskedMs: 60_000, status: "in_progress" });

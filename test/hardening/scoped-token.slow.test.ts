@@ -1,16 +1,17 @@
 /**
- * Finding 5 (the token half): the CLAW_TOKEN a script receives is its run's own scoped token,
+ * The CLAW_TOKEN a script receives is its run's own scoped token,
  * never the server's. Real `tsclaw serve`, real bash calling back with curl: the token works
  * for the run's bus, task and session while the run lasts, nothing else; after the run ends
  * (and after a restart) it is refused with 401, and sockets opened with it are closed.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { type ServeProcess, startServe } from "../fault/serve-process.js";
 import { answer, callBash, type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
+import { WAIT } from "../helpers/wait.js";
 
 let fake: FakeResponses;
 let server: ServeProcess | undefined;
@@ -25,13 +26,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** Waits for a file the script writes. */
-async function fileAppears(path: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!existsSync(path)) {
-    if (Date.now() > end) throw new Error(`${path} did not appear`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Waits (up to 30 s) for a file the script writes. */
+function fileAppears(path: string): Promise<void> {
+  return vi.waitFor(() => expect(existsSync(path), `${path} exists`).toBe(true), { ...WAIT, timeout: 30_000 });
 }
 
 /** A script that keeps its token and environment in `dir`, tries calls, then waits for `dir/go`. */
@@ -93,7 +90,7 @@ function wsRequest(ws: WebSocket, op: string, args: unknown): Promise<any> {
   });
 }
 
-describe("scoped CLAW_TOKEN (finding 5)", () => {
+describe("scoped CLAW_TOKEN", () => {
   it("an agent run's bash calls back within its scope; after the run the token is refused and its sockets close", async () => {
     const dir = tempDir();
     server = await startServe(join(dir, "claw.db"), ["--base-url", fake.url]);

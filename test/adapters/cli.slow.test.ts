@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { memClaw } from "../helpers/claw.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { WAIT } from "../helpers/wait.js";
 import { runCli, spawnCli } from "./cli-run.js";
 
 let server: TestServer | undefined;
@@ -84,10 +85,11 @@ describe("tsclaw CLI", () => {
     const tail = await spawnCli(["tail", "t", "--after", "1", "--count", "3", "--url", server.url], {
       CLAW_TOKEN: server.token,
     });
-    const until = async (n: number) => {
-      while (tail.out().split("\n").filter(Boolean).length < n) await new Promise((r) => setTimeout(r, 20));
-    };
-    await until(1);
+    // Up to 25 s: the wait includes the CLI process's start (the test's own timeout is 30 s).
+    await vi.waitFor(() => expect(tail.out().split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(1), {
+      ...WAIT,
+      timeout: 25_000,
+    });
     await server.claw.bus.out({ bus: "t", payload: 3 });
     await server.claw.bus.out({ bus: "t", payload: 4 });
     expect(await tail.exited).toBe(0);

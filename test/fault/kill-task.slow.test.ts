@@ -3,12 +3,11 @@
  * `sleep 30`): after a restart on the same file the task reads error/interrupted and check_task
  * returns it as terminal at once.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { callBash, type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
-import { waitProcessGone } from "../helpers/process.js";
+import { pidFromFile, waitProcessGone } from "../helpers/process.js";
 import { type ServeProcess, startServe } from "./serve-process.js";
 
 let fake: FakeResponses | undefined;
@@ -31,15 +30,6 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function waitForFile(path: string, ms = 20_000): Promise<string> {
-  const end = Date.now() + ms;
-  while (!existsSync(path) || readFileSync(path, "utf8").trim() === "") {
-    if (Date.now() > end) throw new Error(`${path} never appeared`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return readFileSync(path, "utf8").trim();
-}
-
 test("a task running when serve is killed -9 reads error/interrupted after restart, and check_task is terminal", async () => {
   fake = await startFakeResponses();
   const dir = tempDir("tsclaw-fault-");
@@ -56,7 +46,7 @@ test("a task running when serve is killed -9 reads error/interrupted after resta
     result: { status: expect.stringMatching(/^(todo|in_progress)$/), continuePolling: true },
   });
   const taskId = run.body.result.taskId as string;
-  orphanGroup = Number(await waitForFile(marker));
+  orphanGroup = await pidFromFile(marker, 20_000);
   const during = await server.op("get_task", { taskId });
   expect(during.body.result.status).toBe("in_progress");
 

@@ -1,5 +1,5 @@
 /**
- * Finding 11 (bus names cached forever): a server that is only read from, naming any number of
+ * Bus names are not cached forever: a server that is only read from, naming any number of
  * buses (that exist in its database, or never did), keeps state of at most BUS_CACHE_LIMIT of
  * them, on a real SQLite file; a bus pushed out of the cache still continues its seqs
  * contiguously when written again.

@@ -8,7 +8,7 @@
  * `error`/`node_lost` once its lease lapses (and the bash it left on this machine is killed by
  * the nodes still alive). Latencies are printed, not asserted.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { type ServeProcess, startServe } from "../fault/serve-process.js";
 import {
@@ -46,15 +46,16 @@ async function ok(server: ServeProcess, op: string, args?: unknown): Promise<any
   return r.body.result;
 }
 
-/** Polls `probe` until it returns something, at most `ms`. */
-async function eventually<T>(probe: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Waits (vi.waitFor, at most `ms`) until `probe` returns something, and returns it. */
+function eventually<T>(probe: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const v = await probe();
+      expect(v, what).toBeDefined();
+      return v as T;
+    },
+    { timeout: ms, interval: 50 },
+  );
 }
 
 /** The last user message of a Responses request: the prompt a run was started with. */
@@ -139,7 +140,8 @@ describe("three nodes on one PostgreSQL database", () => {
       },
     );
     await eventually(async () => (got.length >= 300 ? true : undefined), 15_000, "300 live events on node B");
-    await new Promise((r) => setTimeout(r, 300)); // a duplicate would arrive now
+    // Deliberately let time pass: a duplicate would arrive now (something that must not happen).
+    await new Promise((r) => setTimeout(r, 300));
     ws.close();
     expect(got.map((g) => g.seq)).toEqual(Array.from({ length: 300 }, (_, k) => k + 1));
     const lat = got.map((g) => g.at - g.sentAt).sort((a, b) => a - b);
@@ -151,7 +153,12 @@ describe("three nodes on one PostgreSQL database", () => {
     const t = await ok(node(0), "task_create", { title: "Cross-node", body: "wake me" });
     const started = Date.now();
     const waiting = ok(node(1), "check_task", { taskId: t.taskId, waitMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 200)); // the wait is in place on B
+    // The wait is in place on B once it has counted the poll (it listens before it reads).
+    await eventually(
+      async () => ((await ok(node(2), "get_task", { taskId: t.taskId })).pollCount >= 1 ? true : undefined),
+      10_000,
+      "the wait on node B",
+    );
     const doneAt = Date.now();
     await ok(node(0), "task_update", {
       taskId: t.taskId,

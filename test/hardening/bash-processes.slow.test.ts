@@ -5,12 +5,13 @@
  * the next start. Each case runs without a sandbox and under bwrap.
  */
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { type ServeProcess, startServe } from "../fault/serve-process.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
 import { pidsWithArg, uniqueSleep, waitArgGone } from "../helpers/process.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { WAIT } from "../helpers/wait.js";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -21,14 +22,6 @@ function claw(options: Parameters<typeof memClaw>[0]): Claw {
   const c = memClaw(options);
   cleanups.push(() => c.close());
   return c;
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 function killArgs(...args: string[]): void {
@@ -96,10 +89,13 @@ describe.each(["none", "bwrap"] as const)("bash processes (sandbox %s)", (sandbo
       body: JSON.stringify({ op: "bash", args: { script: `setsid sleep ${a} & sleep ${b}` } }),
       signal: ac.signal,
     }).catch(() => undefined);
-    await until(() => pidsWithArg(a).length > 0 && pidsWithArg(b).length > 0);
+    await vi.waitFor(() => {
+      expect(pidsWithArg(a), a).not.toEqual([]);
+      expect(pidsWithArg(b), b).not.toEqual([]);
+    }, WAIT);
     ac.abort();
     await first;
-    await until(async () => (await server.op("bash", { script: "echo free" })).ok === true);
+    await vi.waitFor(async () => expect((await server.op("bash", { script: "echo free" })).ok).toBe(true), WAIT);
     expect(pidsWithArg(a)).toEqual([]);
     expect(pidsWithArg(b)).toEqual([]);
   });
@@ -114,7 +110,9 @@ describe.each(["none", "bwrap"] as const)("bash processes (sandbox %s)", (sandbo
         script: `setsid sleep ${args[0]} & nohup sleep ${args[1]} >/dev/null 2>&1 & ( (sleep ${args[2]} &) & ); sleep ${args[3]}`,
       })
       .catch(() => undefined);
-    await until(() => args.every((a) => pidsWithArg(a).length > 0));
+    await vi.waitFor(() => {
+      for (const a of args) expect(pidsWithArg(a), a).not.toEqual([]);
+    }, WAIT);
     await first.kill9();
     const second = await startServe(db, ["--sandbox", sandbox]);
     cleanups.push(() => second.stop());

@@ -1,10 +1,10 @@
 /**
- * Finding 11 (bus listing at scale): list_buses and trim_bus on a real SQLite file holding
+ * Bus listing at scale: list_buses and trim_bus on a real SQLite file holding
  * millions of events read almost nothing (per-bus counts live in `buses`, trimming deletes a
  * rowid range, or by timestamp a range of the (bus, ts) index), so their cost does not grow
  * with the bus. Measured as bytes the process reads
  * (`rchar` of /proc/self/io) on a freshly opened database, not as time. (The bus-name cache:
- * bus-cache.test.ts.)
+ * bus-cache.slow.test.ts.)
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,7 +47,7 @@ async function bulk(
   }
 }
 
-describe("buses at scale (finding 11)", () => {
+describe("buses at scale", () => {
   it("list_buses and trim_bus (keepLast and beforeTs) read under 1 MiB of a database of 3 million events", async () => {
     const db = join(tempDir(), "big.db");
     const ts0 = Date.now() - 10_000_000;

@@ -3,13 +3,14 @@
  * acknowledged during a tool call survives the kill and is delivered exactly once in the next
  * run; a prompt stored while a compaction ran runs after the restart, exactly once.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { type ServeProcess, startServe } from "../fault/serve-process.js";
 import { answer, callBash, type FakeResponses, stall, startFakeResponses } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
-import { inputText, until } from "./helpers.js";
+import { pidFromFile } from "../helpers/process.js";
+import { WAIT } from "../helpers/wait.js";
+import { inputText } from "./helpers.js";
 
 let fake: FakeResponses | undefined;
 let servers: ServeProcess[] = [];
@@ -50,8 +51,7 @@ test("a steer acknowledged before a kill -9 is delivered exactly once in the nex
   await first.op("start_session", { sessionKey: "steer" });
   fake.script(callBash({ script: `echo $$ > ${pidFile}; exec sleep 30` }));
   void first.op("prompt", { sessionKey: "steer", message: "go" }).catch(() => {});
-  await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 20_000);
-  orphanGroup = Number(readFileSync(pidFile, "utf8"));
+  orphanGroup = await pidFromFile(pidFile, 20_000);
   const ack = await first.op("steer", { sessionKey: "steer", message: "S1" });
   expect(ack.body).toMatchObject({ ok: true, result: { queued: true, pending: 1, running: true } });
   await first.kill9();
@@ -88,15 +88,22 @@ test("a prompt stored during a compaction runs after a kill -9 and restart, exac
   void first.op("compact", { sessionKey: "compacting" }).catch(() => {});
   await fake.waitForRequests(2);
   void first.op("prompt", { sessionKey: "compacting", message: "Q2" }).catch(() => {});
-  await until(
-    async () => (await first.op("get_state", { sessionKey: "compacting" })).body.result.pending.prompts === 1,
+  await vi.waitFor(
+    async () => expect((await first.op("get_state", { sessionKey: "compacting" })).body.result.pending.prompts).toBe(1),
+    WAIT,
   );
   await first.kill9();
 
   fake.script(answer("A2"));
   const second = await serve(db);
-  await until(async () => (await userTexts(second, "compacting")).includes("Q2"), 20_000);
-  await until(async () => !(await second.op("get_state", { sessionKey: "compacting" })).body.result.isRunning);
+  await vi.waitFor(async () => expect(await userTexts(second, "compacting")).toContain("Q2"), {
+    ...WAIT,
+    timeout: 20_000,
+  });
+  await vi.waitFor(
+    async () => expect((await second.op("get_state", { sessionKey: "compacting" })).body.result.isRunning).toBe(false),
+    WAIT,
+  );
   const input = fake.requests.at(-1)!.body.input.map(inputText);
   expect(input).toEqual(["Q1", "A1", "Q2"]); // the compaction never stored a summary
   expect(await userTexts(second, "compacting")).toEqual(["Q1", "Q2"]);

@@ -3,12 +3,13 @@
  * retryable), never `cancelled`; a connection that never sent a byte is closed at once, while a
  * request still being uploaded is answered.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ServeProcess, startServe } from "../fault/serve-process.js";
 import { tempDir } from "../helpers/claw.js";
+import { pidFromFile } from "../helpers/process.js";
 import { bodyOf, openRaw, statusOf } from "../helpers/raw-http.js";
+import { WAIT } from "../helpers/wait.js";
 
 let server: ServeProcess | undefined;
 afterEach(async () => {
@@ -16,22 +17,15 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 20));
-}
+/** Waits on a serve process: up to 30 s (the tests' own timeout is 60 s). */
+const SERVED = { ...WAIT, timeout: 30_000 };
 
-describe("shutdown (finding 11)", () => {
+describe("shutdown", () => {
   it("bash in flight at SIGTERM answers shutting_down 503, retryable", async () => {
     server = await startServe(":memory:");
     const pidFile = join(tempDir(), "pid");
     const call = server.op("bash", { script: `echo $$ > ${pidFile}; sleep 60` });
-    await until(() => {
-      try {
-        return readFileSync(pidFile, "utf8").trim() !== "";
-      } catch {
-        return false;
-      }
-    });
+    await pidFromFile(pidFile, 30_000);
     const exited = server.stop();
     const r = await call;
     expect(r.status).toBe(503);
@@ -49,14 +43,14 @@ describe("shutdown (finding 11)", () => {
       `POST /do HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 5)}`,
     );
-    await until(() => upload.received().startsWith("HTTP/1.1 100 Continue")); // the server has the headers
+    await vi.waitFor(() => expect(upload.received()).toMatch(/^HTTP\/1\.1 100 Continue/), SERVED); // the server has the headers
     const exited = server.stop();
     await silent.closed;
     expect(silent.received()).toBe("");
     // The server is still waiting for the upload it began answering: finish it.
     expect(upload.socket.destroyed).toBe(false);
     upload.socket.write(body.slice(5));
-    await until(() => upload.received().includes("\r\n\r\n{"));
+    await vi.waitFor(() => expect(upload.received()).toContain("\r\n\r\n{"), SERVED);
     const final = upload.received().replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, "");
     expect([200, 503]).toContain(statusOf(final));
     const answer = JSON.parse(bodyOf(final));

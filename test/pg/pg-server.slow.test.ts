@@ -7,9 +7,10 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
+import { WAIT } from "../helpers/wait.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 
@@ -26,12 +27,6 @@ async function query<T>(url: string, text: string): Promise<T[]> {
 /** The postmaster's PID, from the first line of postmaster.pid. */
 function postmasterPid(dir: string): number {
   return Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
-}
-
-async function waitGone(path: string, ms = 10_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end && existsSync(path)) await new Promise((r) => setTimeout(r, 50));
-  return !existsSync(path);
 }
 
 let server: PgServer | undefined;
@@ -105,9 +100,13 @@ async function startScript(): Promise<{ url: string; dir: string; output: () => 
   let out = "";
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
-  const end = Date.now() + 30_000;
-  while (!/Ctrl-C stops it/.test(out) && Date.now() < end && child.exitCode === null)
-    await new Promise((r) => setTimeout(r, 50));
+  // Until it says it is ready, or exits (then the URL check below shows what it printed).
+  await vi.waitFor(
+    () => {
+      if (child!.exitCode === null) expect(out).toMatch(/Ctrl-C stops it/);
+    },
+    { timeout: 30_000, interval: 50 },
+  );
   const url = /URL: +(postgres:\S+)/.exec(out)?.[1];
   const dir = /data in (\S+), deleted/.exec(out)?.[1];
   if (!url || !dir) throw new Error(`scripts/pg.ts printed no URL: ${out}`);
@@ -132,7 +131,7 @@ describe("npm run pg", () => {
     const pid = postmasterPid(dir);
     child!.kill("SIGKILL");
     expect(await waitProcessGone(pid, 15_000)).toBe(true);
-    expect(await waitGone(dir)).toBe(true);
+    await vi.waitFor(() => expect(existsSync(dir), `${dir} exists`).toBe(false), { ...WAIT, interval: 50 });
   });
 
   it("--help prints the usage; any other argument is refused", () => {

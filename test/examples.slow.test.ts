@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { listenHttp, type RunningHttp } from "../adapters/http.js";
 import { createAccessPolicy } from "../adapters/security.js";
 import { type AttachedWebSocket, attachWebSocket } from "../adapters/ws-server.js";
@@ -10,6 +10,7 @@ import type { Claw } from "../src/index.js";
 import { ROOT } from "./adapters/cli-run.js";
 import { type FakeResponses, startFakeResponses } from "./fixtures/fake-responses.js";
 import { memClaw } from "./helpers/claw.js";
+import { WAIT } from "./helpers/wait.js";
 
 /** The token the served examples require and the client examples send. */
 const TOKEN = "examples-token";
@@ -75,13 +76,8 @@ function readmeRun(file: string, args: string[] = [], env: NodeJS.ProcessEnv = {
 
 const tsx = (file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) => readmeRun(file, args, env);
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits for a started example: up to 20 s (tsx compiles it first). */
+const STARTED = { ...WAIT, timeout: 20_000 };
 
 describe("examples", () => {
   it("embed.ts: bus, bash, a session and a task in-process", async () => {
@@ -99,7 +95,7 @@ describe("examples", () => {
 
   it("serve.ts serves /do; orchestrator.ts runs a task there and polls it to the end", async () => {
     const server = tsx("serve.ts", [], { PORT: "0" });
-    await waitFor(() => /listening (http:\S+)/.test(server.out()), "serve.ts to listen");
+    await vi.waitFor(() => expect(server.out(), "serve.ts listening").toMatch(/listening (http:\S+)/), STARTED);
     const url = /listening (http:\S+)/.exec(server.out())![1]!;
     const doc = await fetch(`${url}/doc`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(await doc.text()).toContain("### `run_task`");
@@ -143,7 +139,7 @@ describe("examples", () => {
       });
       const printed = () => sub.out().split("\n").filter(Boolean).length;
       for (let i = 1; i <= 3; i++) await claw.bus.out({ bus: "feed", payload: { i } });
-      await waitFor(() => printed() === 3, "the first three events");
+      await vi.waitFor(() => expect(printed(), "the first three events").toBe(3), STARTED);
       for (const client of ws.wss.clients) client.terminate(); // the network drops
       for (let i = 4; i <= 6; i++) await claw.bus.out({ bus: "feed", payload: { i } });
       expect(await sub.exited, sub.err()).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * Finding 5 (server side): provider keys and the server token are not readable in the real
+ * Provider keys and the server token are not readable in the real
  * serve process's /proc/<pid>/environ or /proc/<pid>/cmdline, and the key still reaches the
  * model provider.
  */
@@ -24,7 +24,7 @@ afterEach(async () => {
 const KEY = "sk-or-secret-key-0123456789";
 const proc = (pid: number, file: string) => readFileSync(`/proc/${pid}/${file}`, "latin1");
 
-describe("secrets in /proc (finding 5)", () => {
+describe("secrets in /proc", () => {
   it("the provider key and CLAW_TOKEN are gone from environ; the key still reaches the provider", async () => {
     server = await startServe(":memory:", ["--base-url", fake.url], {
       OPENROUTER_API_KEY: KEY,

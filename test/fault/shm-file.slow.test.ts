@@ -1,5 +1,5 @@
 /**
- * Finding 10 (SIGBUS from `-shm`): another process truncating, filling or replacing
+ * SIGBUS from `-shm`: another process truncating, filling or replacing
  * `<db>-shm` under a running serve. SQLite used to map that file for its WAL index, so the next
  * commit after a `truncate -s 0` faulted and the process died with SIGBUS. Now the index lives
  * in the server's memory (exclusive locking mode): the server keeps running, every write stays

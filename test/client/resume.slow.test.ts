@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import WebSocket from "ws";
 import { connectClaw } from "../../src/client.js";
 import type { BusEvent } from "../../src/index.js";
@@ -37,15 +37,14 @@ class TrackedSocket extends WebSocket {
   }
 }
 
-/** A publisher's unexpected error: every wait below stops on it instead of waiting on. */
-let fatal: unknown;
+/** Rejected with a publisher's unexpected error: every wait below stops on it instead of waiting on. */
+let failPublishing!: (err: unknown) => void;
+const publishingFailed = new Promise<never>((_, reject) => (failPublishing = reject));
 
-/** Waits (polling, no deadline of its own: the test timeout is the bound) until `cond` holds. */
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) {
-    if (fatal) throw fatal;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** Waits until `cond` holds (vi.waitFor, bounded by the test's own timeout), or a publisher fails. */
+function until(cond: () => boolean, what: string): Promise<void> {
+  const held = vi.waitFor(() => expect(cond(), what).toBe(true), { timeout: 600_000, interval: 10 });
+  return Promise.race([held, publishingFailed]);
 }
 
 /**
@@ -98,43 +97,46 @@ test("a client subscriber sees 10 000 events once, in order, across a dropped so
         // Only "the server is away" may happen; anything else ends the test with its error.
         const code = (err as { code?: string }).code;
         if (!["connection_failed", "shutting_down", "starting", "storage_unavailable"].includes(code ?? "")) {
-          fatal = err;
+          failPublishing(err);
           throw err;
         }
         failures++;
-        await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 50)); // a back-off before the retry, not a wait for a condition
       }
     }
   });
 
   // 1. A dropped socket: the client's connection dies without a close handshake.
-  await until(() => maxAcked >= 2000 && viaCallback.length > 0);
+  await until(() => maxAcked >= 2000 && viaCallback.length > 0, "2 000 events acknowledged and one seen");
   const dropped = sockets.length;
   sockets[dropped - 1]!.terminate();
-  await until(() => sockets.length > dropped && sockets.at(-1)!.readyState === WebSocket.OPEN);
+  await until(() => sockets.length > dropped && sockets.at(-1)!.readyState === WebSocket.OPEN, "a new socket");
 
   // 2. kill -9 of the server while publishing, and a restart on the same port and database.
-  await until(() => maxAcked >= 4000);
+  await until(() => maxAcked >= 4000, "4 000 events acknowledged");
   const beforeKill = sockets.length;
   await server.kill9();
   server = await startServe(db, ["--listen", `127.0.0.1:${port}`]);
   expect(server.url).toBe(url);
-  await until(() => sockets.length > beforeKill && sockets.at(-1)!.readyState === WebSocket.OPEN);
+  await until(
+    () => sockets.length > beforeKill && sockets.at(-1)!.readyState === WebSocket.OPEN,
+    "a socket to the restarted server",
+  );
 
   // 3. A slow consumer: the client stops reading while large events are published, until the
   // server's send queue must have passed its mark; then it reads again and sees the 4008.
-  await until(() => maxAcked >= 6000);
+  await until(() => maxAcked >= 6000, "6 000 events acknowledged");
   const slow = sockets.at(-1)!;
   slow.pause();
   padUntil = bytesToForceCut();
-  await until(() => padded >= padUntil);
+  await until(() => padded >= padUntil, "the padded bytes published");
   slow.resume();
-  await until(() => closeCodes.includes(4008));
+  await until(() => closeCodes.includes(4008), "the 4008 close");
 
   await Promise.all(workers);
   const last = (await claw.bus.read({ bus: BUS, after: 0, limit: 1 })).lastSeq;
   expect(last).toBeGreaterThanOrEqual(TARGET);
-  await until(() => viaCallback.length >= last && viaIterator.length >= last);
+  await until(() => viaCallback.length >= last && viaIterator.length >= last, "every event seen both ways");
   await unsubscribe();
   stream.close();
   await iterated;

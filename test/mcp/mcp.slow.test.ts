@@ -10,13 +10,14 @@ import {
   CreateTaskResultSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toolsOf } from "../../adapters/mcp/tool-list.js";
 import { catalog } from "../../src/ops/catalog.js";
 import { OPS } from "../../src/ops/index.js";
 import { answer, type FakeResponses, stall, startFakeResponses } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
+import { WAIT } from "../helpers/wait.js";
 import { envelopeOf } from "./clients.js";
 import { httpTarget, type McpTarget, stdioTarget } from "./targets.js";
 
@@ -28,14 +29,13 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function waitFor<T>(what: string, fn: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
+/** Waits until `fn` gives a value (vi.waitFor), and returns it. */
+function eventualValue<T>(what: string, fn: () => T | undefined): Promise<T> {
+  return vi.waitFor(() => {
     const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    expect(v, what).toBeDefined();
+    return v as T;
+  }, WAIT);
 }
 
 describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
@@ -154,8 +154,8 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
         return undefined;
       }
     };
-    const pid = await waitFor("the bash pid", () => read("pid"));
-    const child = await waitFor("the child pid", () => read("child"));
+    const pid = await eventualValue("the bash pid", () => read("pid"));
+    const child = await eventualValue("the child pid", () => read("child"));
     expect(processAlive(pid)).toBe(true);
     abort.abort("test cancels");
     await expect(pending).rejects.toThrow();
@@ -236,9 +236,9 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
     });
     await t.client.subscribeResource({ uri });
     await call("task_update", { taskId: created.result.taskId, expectedVersion: 1, status: "in_progress" });
-    await waitFor("one update", () => (updates.length >= 1 ? true : undefined));
+    await vi.waitFor(() => expect(updates.length, "updates").toBeGreaterThanOrEqual(1), WAIT);
     await call("task_update", { taskId: created.result.taskId, expectedVersion: 2, title: "Watched, renamed" });
-    await waitFor("two updates", () => (updates.length >= 2 ? true : undefined));
+    await vi.waitFor(() => expect(updates.length, "updates").toBeGreaterThanOrEqual(2), WAIT);
     expect(updates).toEqual([uri, uri]);
     const read = await t.client.readResource({ uri });
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({

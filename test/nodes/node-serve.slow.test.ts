@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { spawnCli } from "../adapters/cli-run.js";
 import { type ServeProcess, startServe } from "../fault/serve-process.js";
 import { tempDir } from "../helpers/claw.js";
@@ -39,11 +39,14 @@ describe("nodes under serve", () => {
     const b = await serve(db);
     const bNode = (await b.op("server_identity")).body.result.node as string;
     expect(bNode).not.toBe(aNode);
-    let nodes = await nodesOf(b);
-    for (let i = 0; i < 100 && nodes[0]?.alive !== false; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      nodes = await nodesOf(b);
-    }
+    const nodes = await vi.waitFor(
+      async () => {
+        const listed = await nodesOf(b);
+        expect(listed[0]?.alive, "the killed node's liveness").toBe(false);
+        return listed;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     expect(nodes).toEqual([
       expect.objectContaining({ node: aNode, url: a.url, alive: false }),
       expect.objectContaining({ node: bNode, url: b.url, alive: true }),

@@ -119,7 +119,7 @@ async function run(count: number, make: (i: number, rand: () => number) => strin
   return statuses;
 }
 
-describe("malformed HTTP and WebSocket handshakes (finding 11)", () => {
+describe("malformed HTTP and WebSocket handshakes", () => {
   it("2 200 malformed HTTP requests: each a plain 4xx with an error envelope; the server keeps serving", async () => {
     const statuses = await run(2200, httpCase);
     expect(statuses.get(400)).toBeGreaterThan(1000);
