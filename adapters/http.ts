@@ -121,7 +121,8 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
     if (applyCors(req, res, policy)) return;
     if (route === "GET /health") {
       // Up is not enough: a server whose database files were deleted must say it cannot store.
-      if (claw.services.storage.lost !== undefined) return sendError(res, claw.services.storage.error());
+      const lost = claw.gate.storageError();
+      if (lost) return sendError(res, lost);
       await claw.ready(); // the instance id is known once the claw has started
       return send(
         res,
@@ -140,7 +141,7 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
       return serveUi(url.pathname, req, res, uiDir);
     if (options.ui !== false && route === "GET /favicon.ico") return serveUi("/ui/favicon.svg", req, res, uiDir);
     if (url.pathname === "/do") {
-      const grant = checkAccess(req, policy, { stream: false, scoped: claw.services.tokens });
+      const grant = checkAccess(req, policy, { stream: false, scoped: claw.gate.tokens });
       if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
       return handleDo(claw, req, res, limit, grant);
     }
@@ -158,8 +159,8 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
     if (sse && req.method === "GET") {
       const grant = checkAccess(req, policy, {
         stream: true,
-        scoped: claw.services.tokens,
-        tickets: claw.services.tickets,
+        scoped: claw.gate.tokens,
+        tickets: claw.gate.tickets,
       });
       return handleSse(claw, req, res, decodeBusName(sse[1]!), url, grant.scoped);
     }

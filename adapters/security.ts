@@ -154,9 +154,9 @@ export interface AccessRoute {
    * The live scoped tokens this route accepts. Absent: scoped tokens are refused here (403),
    * for routes whose calls do not all pass through the dispatcher with the grant (MCP).
    */
-  scoped?: ScopedTokens;
+  scoped?: Pick<ScopedTokens, "resolve">;
   /** Single-use tickets this route accepts as `?ticket=` (GET streams only). Default: none */
-  tickets?: StreamTickets;
+  tickets?: Pick<StreamTickets, "consume">;
 }
 
 /** The token a caller presented, once {@link checkAccess} let it through. */

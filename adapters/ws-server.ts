@@ -60,8 +60,8 @@ export function attachWebSocket(claw: Claw, server: Server, options: WebSocketOp
       checkHandshake(req);
       grant = checkAccess(req, options.policy, {
         stream: true,
-        scoped: claw.services.tokens,
-        tickets: claw.services.tickets,
+        scoped: claw.gate.tokens,
+        tickets: claw.gate.tickets,
       });
     } catch (err) {
       refuseSocket(socket, err);

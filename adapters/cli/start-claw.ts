@@ -5,7 +5,7 @@
  */
 import { type Claw, createClaw } from "../../src/claw/claw.js";
 import type { ClawOptions } from "../../src/config/claw-config.js";
-import { displayDb } from "../../src/store/store-url.js";
+import { displayDb } from "../../src/config/store-url.js";
 
 /** A started claw; throws (having closed it) with a message naming the database when it cannot start. */
 export async function startClaw(options: ClawOptions): Promise<Claw> {

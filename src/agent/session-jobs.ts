@@ -11,17 +11,28 @@ import type { BashRunner } from "../bash/bash-runner.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
+import type { AgentEvent } from "./agent-events.js";
 import { executeRun, type RunMessage } from "./agent-run.js";
 import { type CompactOutcome, compactSession } from "./compact.js";
 import type { ModelCaller } from "./model-call.js";
 import { RunEvents } from "./run-events.js";
 import type { Job } from "./run-scheduler.js";
 import type { RunResult, Session } from "./session-schemas.js";
-import type { RunOptions } from "./session-service.js";
 import type { SessionStore } from "./session-store.js";
 import { zeroUsage } from "./usage.js";
 
 /** What a job reads before it can start: the session row (and the first message of a run). */
+/** Options of `SessionService.run`. */
+export interface RunOptions {
+  taskId?: string;
+  /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
+  signal?: AbortSignal;
+  /** Awaited when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
+  onStart?: () => boolean | undefined | Promise<boolean | undefined>;
+  /** Receives each lifecycle event (agent_start … agent_end) as it is published. */
+  onEvent?: (event: AgentEvent) => void;
+}
+
 export interface PreparedRun {
   session: Session;
   first: RunMessage;

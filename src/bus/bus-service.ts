@@ -6,24 +6,17 @@
  * first wait for the commit of what is queued.
  */
 import { DEFAULTS } from "../config/defaults.js";
+import { type RetentionOptions, validateRetention } from "../config/retention.js";
 import { ClawError } from "../core/errors.js";
 import type { BusEvent, BusInfo, OutAck } from "./bus-schemas.js";
 import { CommitQueue } from "./commit-queue.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
 import { FanOut, type Listener } from "./fan-out.js";
 import { frameOverhead, jsonBytes, PAGE_BYTES } from "./page.js";
-import { validateRetention } from "./retention.js";
 import { type DeliverFn, Subscription } from "./subscription.js";
 
+export type { RetentionOptions } from "../config/retention.js";
 export type { BusEvent, OutAck } from "./bus-schemas.js";
-
-/** Bus retention. Unset fields keep events forever. */
-export interface RetentionOptions {
-  /** Keep at most this many newest events per bus (a positive integer). */
-  maxEvents?: number;
-  /** Delete events older than this many milliseconds (at least 1000, at most 100 years). */
-  maxAgeMs?: number;
-}
 
 /** Bus limits and retention. */
 export interface BusOptions {

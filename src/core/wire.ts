@@ -4,8 +4,8 @@
  * Adapters only move the bytes.
  */
 import { z } from "zod";
-import type { StoredEvent } from "../bus/event-store.js";
 import { ClawError, toClawError, type WireError } from "./errors.js";
+import type { StoredEvent } from "./stored-event.js";
 
 /** A request: `{op, args?, id?}`. */
 export const requestSchema = z.object({

@@ -5,14 +5,13 @@
  */
 import type { z } from "zod";
 import { assertLive, type ScopedGrant } from "../access/scoped-tokens.js";
-import { authorizeScoped, scopeNeedsSession } from "../access/token-scope.js";
+import { authorizeScoped, scopedOps, scopeNeedsSession } from "../access/token-scope.js";
 import type { SessionRef } from "../agent/session-schemas.js";
-import type { Services } from "../claw/services.js";
 import { ClawError, toClawError } from "../core/errors.js";
 import type { OpenedStream } from "../core/stream.js";
 import { closest } from "../core/suggest.js";
 import { errorResponse, idOf, okResponse, parseRequest, type Response } from "../core/wire.js";
-import type { AnyOpDef, Connection, OpContext, OpMiddleware, Transport } from "../ops/registry.js";
+import type { AnyOpDef, Connection, OpContext, OpMiddleware, Services, Transport } from "../ops/registry.js";
 
 /** Per-call context an adapter supplies. */
 export interface CallContext {
@@ -63,6 +62,8 @@ function runnerOf(op: AnyOpDef, middleware: readonly OpMiddleware[]): Runner {
 export class Dispatcher {
   private readonly byName = new Map<string, AnyOpDef>();
   private readonly runners = new Map<AnyOpDef, Runner>();
+  /** What a scoped token may call, listed in its refusals. */
+  private readonly scopedOps: readonly string[];
   private closing = false;
   /** The claw's start while it has not resolved (see startAfter). */
   private starting: Promise<void> | undefined;
@@ -78,6 +79,7 @@ export class Dispatcher {
     /** Wraps the calls of the operations each applies to (telemetry), outermost first. */
     middleware: readonly OpMiddleware[] = [],
   ) {
+    this.scopedOps = scopedOps(ops);
     for (const op of ops) {
       this.runners.set(op, runnerOf(op, middleware));
       for (const name of [op.name, ...(op.aliases ?? [])]) {
@@ -145,7 +147,7 @@ export class Dispatcher {
   /** Throws unless a scoped token's grant is live and covers this call (no session lookup). */
   private authorize(grant: ScopedGrant, op: AnyOpDef, args: unknown, sessionId?: string): void {
     assertLive(grant);
-    authorizeScoped(grant.scope, op, args, sessionId);
+    authorizeScoped(grant.scope, op, args, sessionId, this.scopedOps);
   }
 
   /** authorize for an operation on a session: the reference is resolved to its id first. */

@@ -3,21 +3,23 @@
  * PostgreSQL (several nodes on one database) implement the same one. Operations and adapters
  * never see which one runs.
  */
-import type { BusInfo } from "./bus-schemas.js";
+import type { StoredEvent } from "../core/stored-event.js";
 
-export type { BusInfo } from "./bus-schemas.js";
+export type { StoredEvent } from "../core/stored-event.js";
+
+/** Summary of one bus as the store keeps it (the bus's `busInfoSchema` is its public shape). */
+export interface BusInfo {
+  bus: string;
+  /** Oldest seq still stored (lastSeq + 1 when none is). */
+  firstSeq: number;
+  /** Newest seq ever assigned. */
+  lastSeq: number;
+  /** Events stored. */
+  count: number;
+}
 
 /** Most buses a store keeps in memory; others are looked up again when used. */
 export const BUS_CACHE_LIMIT = 10_000;
-
-/** An event as stored: the payload kept as its JSON text, so fan-out never re-serialises it. */
-export interface StoredEvent {
-  bus: string;
-  seq: number;
-  ts: number;
-  /** The payload's JSON text. */
-  payloadJson: string;
-}
 
 /** An event waiting for its seq. */
 export interface PendingEvent {
