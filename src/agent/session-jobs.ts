@@ -11,6 +11,7 @@ import type { BashRunner } from "../bash/bash-runner.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
+import { linkSignals } from "../core/link-signals.js";
 import type { AgentEvent } from "./agent-events.js";
 import { executeRun, type RunMessage } from "./agent-run.js";
 import { type CompactOutcome, compactSession } from "./compact.js";
@@ -59,22 +60,13 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-/** A controller that follows `signal` until `unlink` is called. */
-function linked(signal: AbortSignal | undefined) {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort();
-  if (signal?.aborted) controller.abort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
-  return { controller, unlink: () => signal?.removeEventListener("abort", onAbort) };
-}
-
 /** An agent run of `first` (given text, or a stored queued prompt). */
 export function runJob(
   deps: JobDeps,
   a: { clientFor: (s: Session) => OpenAI; runId: string; prepared: Promise<PreparedRun>; opts: RunOptions },
 ): Job & { result: Promise<RunResult> } {
   const { runId, opts } = a;
-  const { controller, unlink } = linked(opts.signal);
+  const { controller, release: unlink } = linkSignals(opts.signal);
   const caller = deferred<RunResult>();
   let failed: ClawError | undefined;
   const drop = (reason: ClawError) => {
