@@ -122,7 +122,9 @@ const HEALTHY = JSON.stringify({ ok: true });
  * (a server whose database files were deleted must say it cannot store), else resolves.
  */
 async function healthCheck(claw: Claw): Promise<void> {
-  if (claw.services.storage.lost !== undefined) throw claw.services.storage.error();
+  // Up is not enough: a server whose database files were deleted must say it cannot store.
+  const lost = claw.gate.storageError();
+  if (lost) throw lost;
   await claw.ready();
 }
 
@@ -146,7 +148,7 @@ export function createHttpHandler(
       return send(res, 200, HEALTHY);
     }
     if (route === "GET /doc") {
-      checkAccess(req, policy, { stream: false, scoped: claw.services.tokens, tickets: claw.services.tickets });
+      checkAccess(req, policy, { stream: false, scoped: claw.gate.tokens, tickets: claw.gate.tickets });
       guard?.authenticated(req, res);
       if (url.searchParams.get("format") === "json") return send(res, 200, JSON.stringify({ ops: claw.ops() }));
       const op = url.searchParams.get("op") ?? undefined;
@@ -158,11 +160,7 @@ export function createHttpHandler(
       return serveUi(url.pathname, req, res, uiDir);
     if (options.ui !== false && route === "GET /favicon.ico") return serveUi("/ui/favicon.svg", req, res, uiDir);
     if (url.pathname === "/do") {
-      const grant = checkAccess(req, policy, {
-        stream: false,
-        scoped: claw.services.tokens,
-        tickets: claw.services.tickets,
-      });
+      const grant = checkAccess(req, policy, { stream: false, scoped: claw.gate.tokens, tickets: claw.gate.tickets });
       guard?.authenticated(req, res);
       if (req.method !== "POST") throw new ClawError("invalid_request", "use POST /do with a JSON request envelope");
       return handleDo(claw, req, res, limit, grant);
@@ -170,7 +168,7 @@ export function createHttpHandler(
     if (url.pathname === "/mcp" && mcp) {
       try {
         // MCP clients send headers, never ?token=; a ticket tried here is used up all the same.
-        checkAccess(req, policy, { stream: false, tickets: claw.services.tickets });
+        checkAccess(req, policy, { stream: false, tickets: claw.gate.tickets });
         guard?.authenticated(req, res);
       } catch (err) {
         // MCP clients start their auth flow from this header.
@@ -183,8 +181,8 @@ export function createHttpHandler(
     if (sse && req.method === "GET") {
       const grant = checkAccess(req, policy, {
         stream: true,
-        scoped: claw.services.tokens,
-        tickets: claw.services.tickets,
+        scoped: claw.gate.tokens,
+        tickets: claw.gate.tickets,
       });
       guard?.authenticated(req, res);
       return handleSse(claw, req, res, decodeBusName(sse[1]!), url, grant.scoped);

@@ -155,13 +155,13 @@ export interface AccessRoute {
    * The live scoped tokens this route accepts. Absent: scoped tokens are refused here (403),
    * for routes whose calls do not all pass through the dispatcher with the grant (MCP).
    */
-  scoped?: ScopedTokens;
+  scoped?: Pick<ScopedTokens, "resolve">;
   /**
    * The claw's single-use stream tickets. A `?ticket=` opens only a GET stream, but it is used
    * up wherever it is tried (a ticket that leaked into a URL is gone once anyone tried it).
    * Default: none (a ticket is then refused without being used up)
    */
-  tickets?: StreamTickets;
+  tickets?: Pick<StreamTickets, "consume">;
 }
 
 /** The token a caller presented, once {@link checkAccess} let it through. */

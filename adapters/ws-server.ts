@@ -61,8 +61,8 @@ export function attachWebSocket(claw: Claw, server: Server, options: WebSocketOp
       checkHandshake(req);
       grant = checkAccess(req, options.policy, {
         stream: true,
-        scoped: claw.services.tokens,
-        tickets: claw.services.tickets,
+        scoped: claw.gate.tokens,
+        tickets: claw.gate.tickets,
       });
       guardOf(server)?.authenticated(req);
     } catch (err) {

@@ -1,11 +1,12 @@
 /** `tsclaw serve`: the long-lived process: HTTP (/do, /doc, SSE) and WebSocket on one port. */
 
+import { resolve } from "node:path";
 import { providerKeyStatus } from "../../src/agent/provider.js";
 import { isProviderKeyVar } from "../../src/bash/env.js";
 import type { Claw } from "../../src/claw/claw.js";
 import { DEFAULTS } from "../../src/config/defaults.js";
 import type { listenAddress } from "../../src/config/parsers.js";
-import { displayDb, storeKind } from "../../src/store/store-url.js";
+import { displayDb, storeKind } from "../../src/config/store-url.js";
 import { bindHttp } from "../http.js";
 import { createAccessPolicy } from "../security.js";
 import { defaultUiDir } from "../ui-static.js";
@@ -105,9 +106,7 @@ export async function serve(cl: CommandLine): Promise<number> {
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const where = `${listen.host ?? "all interfaces"}:${http.port}`;
   log(`tsclaw ${claw.identity.version} listening on ${http.url} (bound to ${where})`);
-  log(
-    `  db:       ${storeKind(c.db) === "postgres" ? displayDb(c.db) : c.db === ":memory:" ? c.db : claw.services.db.name}`,
-  );
+  log(`  db:       ${storeKind(c.db) === "postgres" ? displayDb(c.db) : c.db === ":memory:" ? c.db : resolve(c.db)}`);
   log(`  model:    ${c.model} via ${c.provider}${c.baseURL ? ` at ${c.baseURL}` : ""}`);
   log(`  key:      ${providerKeyStatus(c)}`);
   if (scrubbed.skipped) log(`  WARNING:  secrets stay readable in /proc/${process.pid}/environ: ${scrubbed.skipped}`);
@@ -115,10 +114,11 @@ export async function serve(cl: CommandLine): Promise<number> {
     log(
       `  WARNING:  secrets stay readable in /proc/${launcher.pid}/environ of npm (${launcher.skipped}); start with \`node dist/cli.js serve\` or \`--sandbox bwrap\` instead`,
     );
-  log(`  project:  ${c.project}   instance: ${claw.identity.instance}   node: ${claw.services.nodes.id}`);
+  const { node } = await claw.continuity.identity({});
+  log(`  project:  ${c.project}   instance: ${claw.identity.instance}   node: ${node}`);
   log(`  token:    ${serverToken.banner}`);
   for (const w of serverToken.warnings) log(`  WARNING:  ${w}`);
-  if (serverToken.file !== undefined && claw.services.bash.sandbox === "none")
+  if (serverToken.file !== undefined && claw.sandbox === "none")
     log(
       `  WARNING:  bash runs without a sandbox: its scripts run as this user and can read ${serverToken.file}; use --sandbox bwrap (bubblewrap), or give the token with CLAW_TOKEN (no file)`,
     );

@@ -6,7 +6,7 @@
 
 import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
-import { storeKind } from "../../src/store/store-url.js";
+import { storeKind } from "../../src/config/store-url.js";
 import { generateToken, validateToken } from "../security.js";
 
 /** The token a server runs with, and how to talk about it. */

@@ -6,9 +6,29 @@
  * declares nothing is refused: bash, prompts, new sessions or tasks, other buses, listing,
  * trimming, memory, and minting stream tickets.
  */
+import { z } from "zod";
 import { ClawError } from "../core/errors.js";
-import { OPS } from "../ops/index.js";
-import type { AnyOpDef, OpScope } from "../ops/registry.js";
+
+/**
+ * What a scoped token (the `CLAW_TOKEN` an agent's or a bash call's script gets) may do with an
+ * operation, declared once in its definition: `"bus"` on the token's own buses only (its `bus`
+ * argument), `"task"` on its own task only (`taskId`/`jobId`), `"session_read"` on its own
+ * session only (the reference resolved to its id), `"any"` for anyone holding a token (the
+ * catalog, the guide), `"approve"` only for a token whose scope grants deciding approvals (an
+ * agent's own token never does: it must not approve its own commands). `"none"`, what an
+ * operation that declares nothing gets, refuses it.
+ */
+export const opScopeSchema = z
+  .enum(["bus", "task", "session_read", "approve", "any", "none"])
+  .describe("What a scoped token (an agent's CLAW_TOKEN) may do with it; none: refused");
+/** A scoped token's reach into one operation. */
+export type OpScope = z.infer<typeof opScopeSchema>;
+
+/** What the scope check reads of an operation's definition (the dispatcher passes the definitions). */
+export interface ScopedOp {
+  name: string;
+  scope?: OpScope;
+}
 
 /** The reach of one scoped token. */
 export interface TokenScope {
@@ -36,24 +56,24 @@ export interface TokenScope {
 const SCOPE_ORDER: readonly OpScope[] = ["bus", "task", "session_read", "any"];
 
 /** An operation's declared scope ("none" when it declares nothing). */
-export function scopeOf(op: Pick<AnyOpDef, "scope">): OpScope {
+export function scopeOf(op: Pick<ScopedOp, "scope">): OpScope {
   return op.scope ?? "none";
 }
 
 /**
- * The operations a scoped token may call, for docs and messages: derived from each operation's
- * declared `scope`, grouped by scope, in registry order within a group.
+ * The operations of `ops` a scoped token may call, for docs and messages: derived from each
+ * operation's declared `scope`, grouped by scope, in registry order within a group.
  */
-export const SCOPED_OPS: readonly string[] = SCOPE_ORDER.flatMap((s) =>
-  OPS.filter((op) => scopeOf(op) === s).map((op) => op.name),
-);
+export function scopedOps(ops: readonly ScopedOp[]): string[] {
+  return SCOPE_ORDER.flatMap((s) => ops.filter((op) => scopeOf(op) === s).map((op) => op.name));
+}
 
 type Args = Record<string, unknown>;
 
-function refused(scope: TokenScope, what: string): ClawError {
+function refused(scope: TokenScope, what: string, callable: readonly string[]): ClawError {
   return new ClawError(
     "forbidden",
-    `this token is scoped to ${scope.owner}: ${what}. It may call ${SCOPED_OPS.join(", ")} on its own bus, session and task only`,
+    `this token is scoped to ${scope.owner}: ${what}. It may call ${callable.join(", ")} on its own bus, session and task only`,
     { scope: scopeDetails(scope) },
   );
 }
@@ -94,7 +114,7 @@ function namesOwnTask(scope: TokenScope, a: Args): boolean {
 }
 
 /** True when authorizing `op` needs the id of the session its arguments name (see authorizeScoped). */
-export function scopeNeedsSession(op: Pick<AnyOpDef, "scope">): boolean {
+export function scopeNeedsSession(op: Pick<ScopedOp, "scope">): boolean {
   return scopeOf(op) === "session_read";
 }
 
@@ -103,12 +123,14 @@ export function scopeNeedsSession(op: Pick<AnyOpDef, "scope">): boolean {
  * `args` (defaults applied). `sessionId` is the id the arguments' session reference resolves
  * to (looked up by the caller when scopeNeedsSession(op)), so a key that happens to equal
  * another session's id cannot reach that session; undefined refuses every session operation.
+ * `callable` is what the refusal lists ({@link scopedOps} of the registered operations).
  */
 export function authorizeScoped(
   scope: TokenScope,
-  op: Pick<AnyOpDef, "name" | "scope">,
+  op: ScopedOp,
   args: unknown,
-  sessionId?: string,
+  sessionId: string | undefined,
+  callable: readonly string[],
 ): void {
   const a = (args ?? {}) as Args;
   const reach = scopeOf(op);
@@ -121,13 +143,18 @@ export function authorizeScoped(
       throw refused(
         scope,
         `bus "${bus}" is shared by every session that names no bus of its own: it may publish there, not read it (its own session's events: get_messages, get_state; or start the session with a bus of its own)`,
+        callable,
       );
     }
-    throw refused(scope, `bus "${bus}" is not its bus (${[...scope.buses, ...(scope.outOnlyBuses ?? [])].join(", ")})`);
+    throw refused(
+      scope,
+      `bus "${bus}" is not its bus (${[...scope.buses, ...(scope.outOnlyBuses ?? [])].join(", ")})`,
+      callable,
+    );
   }
   if (reach === "task") {
     if (!namesOwnTask(scope, a))
-      throw refused(scope, scope.taskId ? `only task ${scope.taskId} is its task` : "it belongs to no task");
+      throw refused(scope, scope.taskId ? `only task ${scope.taskId} is its task` : "it belongs to no task", callable);
     return;
   }
   if (reach === "session_read") {
@@ -135,12 +162,13 @@ export function authorizeScoped(
       throw refused(
         scope,
         scope.sessionId ? `only session ${scope.sessionId} is its session` : "it belongs to no session",
+        callable,
       );
     return;
   }
   if (reach === "approve") {
-    if (scope.approve !== true) throw refused(scope, `deciding approvals needs the scope "approve"`);
+    if (scope.approve !== true) throw refused(scope, `deciding approvals needs the scope "approve"`, callable);
     return;
   }
-  throw refused(scope, `operation ${op.name} is outside its scope`);
+  throw refused(scope, `operation ${op.name} is outside its scope`, callable);
 }

@@ -5,7 +5,7 @@
  */
 import { parseToolArgs } from "./bash-tool.js";
 import type { OutputItem } from "./responses-stream.js";
-import type { NewMessage } from "./session-store.js";
+import type { NewMessage } from "./session-schemas.js";
 
 /** A function call the model made, with its arguments as streamed. */
 export interface ModelCall {

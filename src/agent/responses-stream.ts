@@ -12,6 +12,7 @@ import type {
   ResponseStreamEvent,
 } from "openai/resources/responses/responses";
 import { ClawError } from "../core/errors.js";
+import { linkSignals } from "../core/link-signals.js";
 import type { Usage } from "./session-schemas.js";
 import { usageOf } from "./usage.js";
 
@@ -50,14 +51,11 @@ const FORWARDED = new Set(["response.function_call_arguments.delta", "response.f
 export async function streamTurn(client: OpenAI, req: TurnRequest): Promise<TurnOutput> {
   // The SDK never removes the abort listener it adds to a request's signal, so each turn gets its
   // own signal, linked to the run's only while the turn lasts (else a long run leaks listeners).
-  const turn = new AbortController();
-  const forward = () => turn.abort();
-  if (req.signal.aborted) turn.abort();
-  else req.signal.addEventListener("abort", forward, { once: true });
+  const turn = linkSignals(req.signal);
   try {
     return await streamTurnWith(client, req, turn.signal);
   } finally {
-    req.signal.removeEventListener("abort", forward);
+    turn.release();
   }
 }
 

@@ -12,6 +12,8 @@ import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
+import { linkSignals } from "../core/link-signals.js";
+import type { AgentEvent } from "./agent-events.js";
 import type { RunGates } from "./agent-loop.js";
 import { executeRun, type RunMessage } from "./agent-run.js";
 import { type CompactOutcome, compactSession } from "./compact.js";
@@ -20,11 +22,21 @@ import type { ModelCaller } from "./model-call.js";
 import { RunEvents } from "./run-events.js";
 import type { Job } from "./run-scheduler.js";
 import type { RunResult, Session } from "./session-schemas.js";
-import type { RunOptions } from "./session-service.js";
 import type { SessionStore } from "./session-store.js";
 import { zeroUsage } from "./usage.js";
 
 /** What a job reads before it can start: the session row (and the first message of a run). */
+/** Options of `SessionService.run`. */
+export interface RunOptions {
+  taskId?: string;
+  /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
+  signal?: AbortSignal;
+  /** Awaited when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
+  onStart?: () => boolean | undefined | Promise<boolean | undefined>;
+  /** Receives each lifecycle event (agent_start … agent_end) as it is published. */
+  onEvent?: (event: AgentEvent) => void;
+}
+
 export interface PreparedRun {
   session: Session;
   first: RunMessage;
@@ -54,22 +66,13 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-/** A controller that follows `signal` until `unlink` is called. */
-function linked(signal: AbortSignal | undefined) {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort();
-  if (signal?.aborted) controller.abort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
-  return { controller, unlink: () => signal?.removeEventListener("abort", onAbort) };
-}
-
 /** An agent run of `first` (given text, or a stored queued prompt). */
 export function runJob(
   deps: JobDeps,
   a: { clientFor: (s: Session) => OpenAI; runId: string; prepared: Promise<PreparedRun>; opts: RunOptions },
 ): Job & { result: Promise<RunResult> } {
   const { runId, opts } = a;
-  const { controller, unlink } = linked(opts.signal);
+  const { controller, release: unlink } = linkSignals(opts.signal);
   const caller = deferred<RunResult>();
   let failed: ClawError | undefined;
   const drop = (reason: ClawError) => {

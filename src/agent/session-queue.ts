@@ -6,8 +6,12 @@
  */
 import { ownerGone, skipLocked } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
-import type { Message } from "./session-schemas.js";
-import type { SessionStore } from "./session-store.js";
+import type { Message, NewMessage } from "./session-schemas.js";
+
+/** Where delivered prompts become history (the session store, passed in). */
+export interface MessageLog {
+  append(sessionId: string, m: NewMessage, q?: Sql): Promise<Message>;
+}
 
 /** What waits in the queue. */
 export type QueueKind = "prompt" | "steer" | "follow_up";
@@ -41,7 +45,7 @@ const S = {
 export class SessionQueueStore {
   constructor(
     private readonly sql: Sql,
-    private readonly messages: SessionStore,
+    private readonly messages: MessageLog,
     /** This process's node: the owner of the prompts it queues. */
     private readonly node: string,
   ) {}

@@ -106,6 +106,8 @@ export const messageSchema = z.object({
 
 /** A stored message. */
 export type Message = z.infer<typeof messageSchema>;
+/** A message to append (id, seq and time are assigned; `phase` is read from the item). */
+export type NewMessage = Omit<Message, "id" | "seq" | "createdAt" | "phase">;
 
 /** Token usage summed over a run's model calls, as the provider reported it. */
 export const usageSchema = z.object({

@@ -33,7 +33,7 @@ import { remoteRuns } from "./remote-runs.js";
 import { RunScheduler } from "./run-scheduler.js";
 import { SessionControl } from "./session-control.js";
 import { LeaseGate, LOCAL_GATE, type SessionGate } from "./session-gate.js";
-import { compactJob, type PreparedRun, runJob } from "./session-jobs.js";
+import { compactJob, type PreparedRun, type RunOptions, runJob } from "./session-jobs.js";
 import type { PendingCounts } from "./session-queue.js";
 import { type EnsureSessionArgs, hasRef, type RunResult, type Session, type SessionRef } from "./session-schemas.js";
 import { SessionStore } from "./session-store.js";
@@ -56,16 +56,7 @@ export interface SessionServiceDeps {
   gates?: RunGates;
 }
 
-/** Options of {@link SessionService.run}. */
-export interface RunOptions {
-  taskId?: string;
-  /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
-  signal?: AbortSignal;
-  /** Awaited when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
-  onStart?: () => boolean | undefined | Promise<boolean | undefined>;
-  /** Receives each lifecycle event (agent_start … agent_end) as it is published. */
-  onEvent?: (event: AgentEvent) => void;
-}
+export type { RunOptions } from "./session-jobs.js";
 
 /** What `get_state` reports. */
 export interface SessionRunState {

@@ -4,8 +4,8 @@
  * the pure decision of a policy for one bash script.
  */
 import { z } from "zod";
-import { parseGoDuration } from "../bash/duration.js";
 import type { ApprovalPolicy } from "../config/approval-policy.js";
+import { parseGoDuration } from "../core/duration.js";
 
 export {
   type ApprovalPolicy,

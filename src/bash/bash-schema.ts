@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { busNameSchema } from "../bus/bus-name.js";
-import { timeoutToMs } from "./duration.js";
+import { timeoutToMs } from "../core/duration.js";
 import { jsonDepth, MAX_TEMPLATE_DEPTH } from "./template.js";
 
 // The OS takes C strings: a NUL byte would cut the script, a variable or the path short.

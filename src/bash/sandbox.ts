@@ -10,14 +10,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
+import type { SandboxMode } from "../config/claw-options.js";
 
-/** What the caller asks for. */
-export type SandboxMode = "auto" | "bwrap" | "landlock" | "none";
+export { SANDBOX_MODES, type SandboxMode } from "../config/claw-options.js";
+
 /** What applies to a bash call (reported in every result). */
 export type AppliedSandbox = "bwrap" | "none";
-
-/** The sandbox modes, for flag parsing and docs. */
-export const SANDBOX_MODES = ["auto", "bwrap", "landlock", "none"] as const;
 
 /** bwrap arguments before the command: the host filesystem as is, a fresh PID namespace and /proc. */
 export const BWRAP_ARGS = ["--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--proc", "/proc"] as const;

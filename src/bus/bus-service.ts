@@ -6,25 +6,17 @@
  * first wait for the commit of what is queued.
  */
 import { DEFAULTS } from "../config/defaults.js";
+import { type RetentionOptions, validateRetention } from "../config/retention.js";
 import { ClawError } from "../core/errors.js";
 import type { BusEvent, BusInfo, OutAck } from "./bus-schemas.js";
 import { CommitQueue } from "./commit-queue.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
 import { FanOut, type Listener } from "./fan-out.js";
-import { noteLargePayload } from "./large-garbage.js";
 import { frameOverhead, jsonBytes, PAGE_BYTES } from "./page.js";
-import { validateRetention } from "./retention.js";
 import { type DeliverFn, Subscription } from "./subscription.js";
 
+export type { RetentionOptions } from "../config/retention.js";
 export type { BusEvent, OutAck } from "./bus-schemas.js";
-
-/** Bus retention. Unset fields keep events forever. */
-export interface RetentionOptions {
-  /** Keep at most this many newest events per bus (a positive integer). */
-  maxEvents?: number;
-  /** Delete events older than this many milliseconds (at least 1000, at most 100 years). */
-  maxAgeMs?: number;
-}
 
 /** Bus limits and retention. */
 export interface BusOptions {
@@ -319,9 +311,7 @@ export class BusService {
   /** One page of events after `after`: at most `limit` events and 4 MiB of framed text. */
   async page(bus: string, after: number, limit: number): Promise<StoredEvent[]> {
     await this.settle();
-    const events = await this.store.read(bus, after, limit, PAGE_BYTES, frameOverhead(bus));
-    for (const e of events) noteLargePayload(e.payloadJson.length);
-    return events;
+    return this.store.read(bus, after, limit, PAGE_BYTES, frameOverhead(bus));
   }
 
   /**

@@ -10,11 +10,20 @@
  */
 
 import type { DeliverFn, StreamSource } from "../core/stream.js";
-import type { BusService } from "./bus-service.js";
-import type { StoredEvent } from "./event-store.js";
+import type { EventStore, StoredEvent } from "./event-store.js";
+import type { Listener } from "./fan-out.js";
 import { PAGE_EVENTS } from "./page.js";
 
 export type { DeliverFn } from "../core/stream.js";
+
+/** What a subscription reads of its bus (the bus service passes itself). */
+export interface SubscriptionBus {
+  readonly store: Pick<EventStore, "lastSeq">;
+  /** One page of events after `after`. */
+  page(bus: string, after: number, limit: number): Promise<StoredEvent[]>;
+  /** Calls `listener` with each live batch on `bus`; returns the stop function. */
+  listen(bus: string, listener: Listener): () => void;
+}
 
 /** After a failed storage read, try again this much later. */
 const RETRY_MS = 100;
@@ -36,7 +45,7 @@ export class Subscription implements StreamSource<StoredEvent> {
   readonly ready: Promise<number>;
 
   constructor(
-    private readonly service: BusService,
+    private readonly service: SubscriptionBus,
     readonly bus: string,
     /** The starting cursor, or its promise (the bus's head as of the call that made this). */
     start: number | Promise<number>,

@@ -18,6 +18,7 @@ import { ClawError } from "../core/errors.js";
 import type { OpenedStream } from "../core/stream.js";
 import type { Response } from "../core/wire.js";
 import { type CallContext, Dispatcher } from "../dispatch/dispatch.js";
+import { telemetryMiddleware } from "../dispatch/telemetry-middleware.js";
 import { type GuideSelection, renderGuide } from "../doc/markdown.js";
 import { localStream } from "../handles/bus-handle.js";
 import { assembleHandles, type ClawApi } from "../handles/claw-api.js";
@@ -28,12 +29,11 @@ import { NodeService } from "../nodes/node-service.js";
 import { liveNodes } from "../nodes/owners.js";
 import { type CatalogEntry, catalog } from "../ops/catalog.js";
 import { OPS, type RegisteredOp } from "../ops/index.js";
+import type { Services } from "../ops/registry.js";
 import { openStore } from "../store/open-storage.js";
 import { StorageGuard } from "../store/storage-guard.js";
 import { MemoryService } from "../tasks/memory-service.js";
 import { TaskService } from "../tasks/task-service.js";
-import { telemetryMiddleware } from "../tasks/telemetry-middleware.js";
-import type { Services } from "./services.js";
 
 /** A local claw: the shared handles over one database, plus its configuration and services. */
 export interface Claw extends ClawApi<() => void> {
@@ -41,6 +41,8 @@ export interface Claw extends ClawApi<() => void> {
   readonly config: Readonly<ClawConfig>;
   /** This instance's identity (readable once `ready()` has resolved). */
   readonly identity: Identity;
+  /** The sandbox every bash call of this claw runs in ("none" when bwrap is off or missing). */
+  readonly sandbox: AppliedSandbox;
   /**
    * Resolves when the claw has started: its identity loaded, tasks a dead process left
    * recovered. Every call waits for it by itself; rejects (as every call then does) when the
@@ -61,8 +63,23 @@ export interface Claw extends ClawApi<() => void> {
    * its arguments validated, its head, and its source, not yet started. Throws ClawError.
    */
   openStream<N extends StreamOpName>(name: N, args: OpInput<N>, ctx?: CallContext): OpenedStream<StreamHead<N>>;
-  /** @internal Services, for adapters and tests. */
+  /** What a transport checks before it dispatches a request (see {@link TransportGate}). */
+  readonly gate: TransportGate;
+  /** @internal Services, for tests that look inside. Adapters use operations, streams and `gate`. */
   readonly services: Services;
+}
+
+/**
+ * What a transport checks before a request reaches the dispatcher: the scoped tokens it accepts
+ * (an agent's CLAW_TOKEN), the single-use stream tickets, and whether storage is still there.
+ */
+export interface TransportGate {
+  /** The live scoped tokens: `resolve(token)` gives a token's grant, passed on as the calls' `grant`. */
+  readonly tokens: Pick<ScopedTokens, "resolve">;
+  /** The stream tickets: `consume(ticket)` lets one GET stream in. */
+  readonly tickets: Pick<StreamTickets, "consume">;
+  /** The error writes get once the database files were lost (`/health` answers it), else undefined. */
+  storageError(): ClawError | undefined;
 }
 
 /** Names of the stream operations. */
@@ -126,6 +143,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     leaseMs: config.leaseMs,
     gates: approvals,
   });
+  const tickets = new StreamTickets();
   const tasks = new TaskService({ config, sql, bus, sessions, identity, node });
   taskService = tasks;
   // Several nodes: each heartbeat renews this node's session leases and takes over the work of
@@ -161,7 +179,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     memory,
     storage,
     tokens,
-    tickets: new StreamTickets(),
+    tickets,
     calls: new CallRegistry(),
     ops: OPS,
   };
@@ -215,7 +233,13 @@ export function createClaw(options: ClawOptions = {}): Claw {
       Object.assign(config, serving);
       void nodes.beat(); // records the node's URL now, not a third of a lease later
     },
-    /** @internal Services, for adapters and tests. */
+    sandbox: bash.sandbox,
+    gate: {
+      tokens,
+      tickets,
+      storageError: () => (storage.lost === undefined ? undefined : storage.error()),
+    },
+    /** @internal Services, for tests that look inside. */
     services,
     /** Stops accepting calls, ends runs (marked interrupted), commits pending events, closes the database. */
     close(): Promise<void> {

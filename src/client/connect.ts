@@ -6,6 +6,7 @@
 
 import { abortable } from "../core/abortable.js";
 import { ClawError } from "../core/errors.js";
+import { linkSignals } from "../core/link-signals.js";
 import type { Response } from "../core/wire.js";
 import { assembleHandles, type ClawApi } from "../handles/claw-api.js";
 import { deriveHandles } from "../handles/derive.js";
@@ -74,16 +75,13 @@ function envToken(): string | undefined {
  * up with many calls in flight (and AbortSignal.any leaks on Node 20).
  */
 function linked(own: AbortSignal | undefined, calls: Set<AbortController>): { signal: AbortSignal; release(): void } {
-  const c = new AbortController();
-  const abort = () => c.abort();
-  if (own?.aborted) c.abort();
-  own?.addEventListener("abort", abort, { once: true });
-  calls.add(c);
+  const link = linkSignals(own);
+  calls.add(link.controller);
   return {
-    signal: c.signal,
+    signal: link.signal,
     release: () => {
-      own?.removeEventListener("abort", abort);
-      calls.delete(c);
+      link.release();
+      calls.delete(link.controller);
     },
   };
 }

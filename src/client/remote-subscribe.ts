@@ -8,6 +8,7 @@
 import type { BusEvent } from "../bus/bus-service.js";
 import type { ClawError } from "../core/errors.js";
 import type { SubscribeArgs } from "../handles/bus-handle.js";
+import { EventIterator } from "../handles/event-iterator.js";
 import type { BusEventStream, StreamMethod } from "../handles/handle-types.js";
 import type { ChannelMember, EventFrame, SocketChannel } from "./socket-channel.js";
 
@@ -168,70 +169,18 @@ export function remoteStream(
 }
 
 function iterate(channel: SocketChannel, op: string, args: SubscribeArgs): BusEventStream & { started: Promise<void> } {
-  const buffer: BusEvent[] = [];
-  let waiter: { resolve(r: IteratorResult<BusEvent>): void; reject(e: unknown): void } | undefined;
-  let failure: ClawError | undefined;
-  let finished = false;
-  const settle = () => {
-    if (!waiter) return;
-    const w = waiter;
-    waiter = undefined;
-    if (failure) w.reject(failure);
-    else w.resolve({ value: undefined, done: true });
-  };
+  const it: EventIterator<BusEvent, BusEvent> = new EventIterator<BusEvent, BusEvent>(
+    { resume: () => sub.resume(), close: () => void sub.close() },
+    (e) => e,
+    { maxItems: HIGH_WATER },
+  );
   const sub = new RemoteSubscription(channel, op, args.bus ?? DEFAULT_BUS, args.after, {
     events: (e) => {
-      if (waiter) {
-        const w = waiter;
-        waiter = undefined;
-        w.resolve({ value: e, done: false });
-        return;
-      }
-      buffer.push(e);
-      if (buffer.length >= HIGH_WATER) sub.pause();
+      if (!it.push(e)) sub.pause();
     },
-    fail: (err) => {
-      failure = err;
-      finished = true;
-      settle();
-    },
-    done: () => {
-      finished = true;
-      settle();
-    },
+    fail: (err) => it.fail(err),
+    done: () => it.end(),
   });
   channel.add(sub);
-  const close = () => {
-    finished = true;
-    buffer.length = 0;
-    void sub.close();
-    settle();
-  };
-  const stream: BusEventStream & { started: Promise<void> } = {
-    started: sub.started,
-    next() {
-      const e = buffer.shift();
-      if (e) {
-        if (buffer.length === 0) sub.resume();
-        return Promise.resolve({ value: e, done: false });
-      }
-      if (failure) {
-        const err = failure;
-        failure = undefined;
-        return Promise.reject(err);
-      }
-      if (finished) return Promise.resolve({ value: undefined, done: true });
-      sub.resume();
-      return new Promise((resolve, reject) => (waiter = { resolve, reject }));
-    },
-    return() {
-      close();
-      return Promise.resolve({ value: undefined, done: true });
-    },
-    close,
-    [Symbol.asyncIterator]() {
-      return stream;
-    },
-  };
-  return stream;
+  return Object.assign(it.stream, { started: sub.started });
 }

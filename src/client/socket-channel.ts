@@ -4,7 +4,8 @@
  * server restart) it reconnects with backoff and every subscription subscribes again after the
  * last seq it delivered. It opens with the first subscription and closes with the last one.
  */
-import { ClawError } from "../core/errors.js";
+import { ClawError, type WireError } from "../core/errors.js";
+import { serverFrameSchema } from "../core/wire.js";
 import { fromWire } from "./http-call.js";
 
 /** The part of a WebSocket the client uses: the browser's, Node 22's, or the `ws` package's. */
@@ -211,14 +212,21 @@ export class SocketChannel {
   }
 
   private onFrame(text: string): void {
-    let frame: Record<string, unknown>;
+    let value: unknown;
     try {
-      frame = JSON.parse(text) as Record<string, unknown>;
+      value = JSON.parse(text);
     } catch {
       return; // not ours to answer: the server only sends JSON
     }
-    if (frame.event === "bus") {
-      const f = frame as unknown as EventFrame;
+    const parsed = serverFrameSchema.safeParse(value);
+    if (!parsed.success) {
+      this.malformed(value, parsed.error.message);
+      return;
+    }
+    const frame = parsed.data;
+    if ("event" in frame) {
+      if (frame.event !== "bus" || !("sub" in frame)) return; // "closing" (4008): the close follows
+      const f: EventFrame = { ...frame, event: "bus" };
       const member = this.bound.get(f.sub);
       if (member) member.receive(f);
       else if (this.subscribing > 0) {
@@ -228,13 +236,22 @@ export class SocketChannel {
       }
       return;
     }
-    if (frame.event !== undefined) return; // "closing" (4008): the close follows
-    const waiter = this.pending.get(frame.id as number);
+    if (typeof frame.id !== "number") return; // this client numbers its requests
+    const waiter = this.pending.get(frame.id);
     if (!waiter) return;
-    this.pending.delete(frame.id as number);
+    this.pending.delete(frame.id);
     if (frame.ok === true) {
       waiter.onResult?.(frame.result);
       waiter.resolve(frame.result);
-    } else waiter.reject(fromWire(frame.error as never));
+    } else waiter.reject(fromWire(frame.error as WireError));
+  }
+
+  /** A frame no schema accepts: the request it answers (if it names one) fails; others are dropped. */
+  private malformed(value: unknown, why: string): void {
+    const id = (value as { id?: unknown } | null)?.id;
+    const waiter = typeof id === "number" ? this.pending.get(id) : undefined;
+    if (!waiter) return;
+    this.pending.delete(id as number);
+    waiter.reject(new ClawError("internal", `the server sent a malformed response: ${why}`));
   }
 }

@@ -3,7 +3,7 @@
  * below the services that use it), start_session, run_task and a schedule's runTask action.
  */
 import { z } from "zod";
-import { parseGoDuration } from "../bash/duration.js";
+import { parseGoDuration } from "../core/duration.js";
 
 /** One rule: a regular expression on the script and what a match decides. */
 export const approvalRuleSchema = z.object({

@@ -1,10 +1,10 @@
 /** Parsers of setting values given as text (a flag or an environment variable); each throws a message naming the setting. */
 import { readFileSync } from "node:fs";
-import { parseGoDuration } from "../bash/duration.js";
-import { MAX_MAX_AGE_MS, MIN_MAX_AGE_MS } from "../bus/retention.js";
-import { LEASE_RANGE, validLease } from "../nodes/lease.js";
-import { storeKind } from "../store/store-url.js";
+import { parseGoDuration } from "../core/duration.js";
 import { type ApprovalPolicy, approvalPolicySchema } from "./approval-policy.js";
+import { LEASE_RANGE, validLease } from "./lease.js";
+import { MAX_MAX_AGE_MS, MIN_MAX_AGE_MS } from "./retention.js";
+import { storeKind } from "./store-url.js";
 
 /** A value that cannot be used; `message` names the flag or variable it came from. */
 export class SettingError extends Error {

@@ -1,5 +1,5 @@
 /** The shape of one setting of the config table, and the command groups entries name. */
-import type { ClawOptions } from "./claw-config.js";
+import type { ClawOptions } from "./claw-options.js";
 import { DEFAULTS, formatBytes } from "./defaults.js";
 import type { Parser } from "./parsers.js";
 

@@ -1,6 +1,6 @@
 /** Part of the config table (assembled in settings.ts): settings of every command that opens a database (serve, stdio, mcp). */
-import { SANDBOX_MODES, type SandboxMode } from "../bash/sandbox.js";
 import type { ApprovalPolicy } from "./approval-policy.js";
+import { SANDBOX_MODES, type SandboxMode } from "./claw-options.js";
 import { DEFAULTS, formatBytes } from "./defaults.js";
 import { approval, database, httpUrl, lease, oneOf, positiveInt, retentionAge, text } from "./parsers.js";
 import { type AnySetting, CLAW, maxPayload, setting } from "./setting-shape.js";

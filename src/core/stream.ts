@@ -9,7 +9,7 @@
  * streams and its responses in one ordered channel (WebSocket, stdio) keeps pushing live items
  * and is cut at its high-water mark instead, telling the consumer the seq to resume after.
  */
-import type { StoredEvent } from "../bus/event-store.js";
+import type { StoredEvent } from "./stored-event.js";
 
 /**
  * Receives items in order, `live` false for pages read from storage. Returning `true` or nothing

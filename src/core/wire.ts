@@ -4,8 +4,8 @@
  * Adapters only move the bytes.
  */
 import { z } from "zod";
-import type { StoredEvent } from "../bus/event-store.js";
 import { ClawError, toClawError, type WireError } from "./errors.js";
+import type { StoredEvent } from "./stored-event.js";
 
 /** A request: `{op, args?, id?}`. */
 export const requestSchema = z.object({
@@ -21,6 +21,36 @@ export type Request = z.infer<typeof requestSchema>;
 
 /** Request id as echoed back (null when the request had none we could read). */
 export type RequestId = string | number | null;
+
+/**
+ * What a streaming connection (WebSocket) sends a client, each kind as a schema the client
+ * validates with: a response envelope, a bus event frame of one of its streams, or a notice
+ * (`closing`, before a slow consumer's 4008 close).
+ */
+export const serverFrameSchema = z.union([
+  z.object({
+    event: z.literal("bus"),
+    sub: z.string(),
+    bus: z.string(),
+    seq: z.number().int(),
+    ts: z.number(),
+    payload: z.unknown(),
+  }),
+  z.object({ event: z.string().refine((e) => e !== "bus") }),
+  z.object({ id: z.union([z.string(), z.number(), z.null()]), ok: z.literal(true), result: z.unknown() }),
+  z.object({
+    id: z.union([z.string(), z.number(), z.null()]),
+    ok: z.literal(false),
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      retryable: z.boolean(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  }),
+]);
+/** A frame from the server, validated. */
+export type ServerFrame = z.infer<typeof serverFrameSchema>;
 
 /** A success envelope. */
 export interface OkResponse<R = unknown> {

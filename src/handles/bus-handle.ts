@@ -4,10 +4,11 @@
  * operation's source through the dispatcher and drains it into a callback or an async iterator,
  * pausing the source (which then re-reads from storage) while an iterator's reader lags.
  */
-import { toBusEvent } from "../bus/bus-service.js";
+import { type BusEvent, toBusEvent } from "../bus/bus-service.js";
 import type { StoredEvent } from "../bus/event-store.js";
 import { eventBytes, PAGE_BYTES } from "../bus/page.js";
 import type { OpenedStream } from "../core/stream.js";
+import { EventIterator } from "./event-iterator.js";
 import type { BusEventStream, GroupMethods, StreamMethod, StreamMethods } from "./handle-types.js";
 
 export type { SubscribeArgs } from "../bus/bus-schemas.js";
@@ -40,55 +41,17 @@ export function localStream(open: OpenStream, name: string): StreamMethod<object
 }
 
 function iterate(source: OpenedStream<unknown>["source"]): BusEventStream {
-  const buffer: StoredEvent[] = [];
-  let bufferedBytes = 0;
-  let waiter: ((r: IteratorResult<ReturnType<typeof toBusEvent>>) => void) | undefined;
-  let done = false;
+  const it = new EventIterator<StoredEvent, BusEvent>(source, toBusEvent, {
+    maxItems: ITERATOR_BUFFER,
+    maxBytes: PAGE_BYTES,
+    sizeOf: eventBytes,
+  });
   source.start((events) => {
     for (let i = 0; i < events.length; i++) {
-      const e = events[i]!;
-      if (waiter) {
-        const w = waiter;
-        waiter = undefined;
-        w({ value: toBusEvent(e), done: false });
-        continue;
-      }
       // Full (by count or by bytes): pause; the source re-reads the rest from storage later.
-      if (buffer.length >= ITERATOR_BUFFER || bufferedBytes >= PAGE_BYTES) return i;
-      buffer.push(e);
-      bufferedBytes += eventBytes(e);
+      if (!it.push(events[i]!)) return i + 1;
     }
     return true;
   });
-  const close = () => {
-    if (done) return;
-    done = true;
-    source.close();
-    buffer.length = 0;
-    bufferedBytes = 0;
-    waiter?.({ value: undefined, done: true });
-    waiter = undefined;
-  };
-  const stream: BusEventStream = {
-    next() {
-      if (buffer.length > 0) {
-        const e = buffer.shift()!;
-        bufferedBytes -= eventBytes(e);
-        if (buffer.length === 0) source.resume();
-        return Promise.resolve({ value: toBusEvent(e), done: false });
-      }
-      if (done) return Promise.resolve({ value: undefined, done: true });
-      source.resume();
-      return new Promise((resolve) => (waiter = resolve));
-    },
-    return() {
-      close();
-      return Promise.resolve({ value: undefined, done: true });
-    },
-    close,
-    [Symbol.asyncIterator]() {
-      return stream;
-    },
-  };
-  return stream;
+  return it.stream;
 }

@@ -7,8 +7,8 @@
  * synchronized clocks (NTP), as every lease-based system does.
  */
 import { randomUUID } from "node:crypto";
+import { checkLease } from "../config/lease.js";
 import type { Sql } from "../store/sql.js";
-import { checkLease } from "./lease.js";
 import type { NodeInfo } from "./node-schema.js";
 
 /** A node silent for this long is forgotten: its row is deleted when another node starts. */

@@ -1,7 +1,7 @@
 /** Continuity operations: server_identity, continuity_context, memory_add, memory_search. */
 import { z } from "zod";
-import type { Services } from "../claw/services.js";
 import { identitySchema } from "../nodes/identity.js";
+import type { Services } from "../ops/registry.js";
 import { memoryAddInput, memoryEntrySchema, memorySearchInput } from "../tasks/memory-service.js";
 import { handoffSchema, taskRowSchema, taskStatusSchema } from "../tasks/task-schema.js";
 import { defineOp } from "./registry.js";

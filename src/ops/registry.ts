@@ -4,9 +4,24 @@
  * catalog derive from these definitions.
  */
 import { z } from "zod";
-import type { Services } from "../claw/services.js";
+import type { ScopedTokens } from "../access/scoped-tokens.js";
+import type { StreamTickets } from "../access/stream-tickets.js";
+import type { OpScope } from "../access/token-scope.js";
+import type { SessionService } from "../agent/session-service.js";
+import type { ApprovalService } from "../approvals/approval-service.js";
+import type { BashRunner } from "../bash/bash-runner.js";
+import type { BusService } from "../bus/bus-service.js";
+import type { ClawConfig } from "../config/claw-config.js";
+import type { CallRegistry } from "../core/call-registry.js";
 import type { ErrorCode } from "../core/errors.js";
 import type { OpenedStream, StreamSource } from "../core/stream.js";
+import type { Identity } from "../nodes/identity.js";
+import type { NodeService } from "../nodes/node-service.js";
+import type { Db } from "../store/db.js";
+import type { Sql } from "../store/sql.js";
+import type { StorageGuard } from "../store/storage-guard.js";
+import type { MemoryService } from "../tasks/memory-service.js";
+import type { TaskService } from "../tasks/task-service.js";
 import type { TelemetryNote } from "../tasks/telemetry.js";
 
 /** Where a request came from. Streaming transports can push event frames. */
@@ -36,6 +51,35 @@ export interface OpContext {
   connection?: Connection;
 }
 
+/** The services an operation handler can reach (`ctx.services`), built once per claw by createClaw. */
+export interface Services {
+  config: ClawConfig;
+  /** The SQLite connection (being replaced by `sql`, which both stores implement). */
+  db: Db;
+  /** The storage every service queries: SQLite or PostgreSQL. */
+  sql: Sql;
+  identity: Identity;
+  /** This process as a node of the database: its id, heartbeat, and every node (list_nodes). */
+  nodes: NodeService;
+  bus: BusService;
+  bash: BashRunner;
+  sessions: SessionService;
+  tasks: TaskService;
+  /** Approvals of the agent's bash calls (approval_list, approval_get, approval_decide). */
+  approvals: ApprovalService;
+  memory: MemoryService;
+  /** Tokens minted for runs and bash calls (handed to their scripts as CLAW_TOKEN). */
+  tokens: ScopedTokens;
+  /** Single-use tickets for GET streams (`stream_ticket`). */
+  tickets: StreamTickets;
+  /** Whether the database files are still the ones opened. */
+  storage: StorageGuard;
+  /** Calls in flight named by a callId (cancel_call). */
+  calls: CallRegistry;
+  /** Every registered operation (for `ops`, `doc`, server_identity). */
+  ops: readonly AnyOpDef[];
+}
+
 /** Group an operation belongs to; /doc is ordered by group. */
 export type OpGroup = "bus" | "bash" | "session" | "task" | "approval" | "continuity" | "meta";
 
@@ -53,20 +97,8 @@ export const opFlagsSchema = z.object({
 /** An operation's effect flags. */
 export type OpFlags = z.infer<typeof opFlagsSchema>;
 
-/**
- * What a scoped token (the `CLAW_TOKEN` an agent's or a bash call's script gets) may do with an
- * operation, declared once in its definition: `"bus"` on the token's own buses only (its `bus`
- * argument), `"task"` on its own task only (`taskId`/`jobId`), `"session_read"` on its own
- * session only (the reference resolved to its id), `"any"` for anyone holding a token (the
- * catalog, the guide), `"approve"` only for a token whose scope grants deciding approvals (an
- * agent's own token never does: it must not approve its own commands). `"none"`, what an
- * operation that declares nothing gets, refuses it.
- */
-export const opScopeSchema = z
-  .enum(["bus", "task", "session_read", "approve", "any", "none"])
-  .describe("What a scoped token (an agent's CLAW_TOKEN) may do with it; none: refused");
-/** A scoped token's reach into one operation. */
-export type OpScope = z.infer<typeof opScopeSchema>;
+// What a scoped token may do with an operation is the access layer's (a leaf): defined there.
+export { type OpScope, opScopeSchema } from "../access/token-scope.js";
 
 /**
  * Where an operation's typed handle method lives on a claw (local and remote alike):

@@ -7,6 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
+import type { Durability } from "../config/claw-options.js";
 import { ClawError } from "../core/errors.js";
 import { type Checkpointer, type CheckpointGate, startCheckpointer } from "./checkpointer.js";
 import { acquireDbLock } from "./db-lock.js";
@@ -15,8 +16,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
 
-/** How hard a commit is made durable. */
-export type Durability = "normal" | "full";
+export type { Durability };
 
 /** An open database with its lock. */
 export interface OpenedDb {

@@ -4,16 +4,17 @@
  * (statements wait for the connection) and `ready` settling when it is open or has failed.
  * The `pg` library is loaded only for a PostgreSQL store.
  */
-import type { EventStore } from "../bus/event-store.js";
+
+import { displayDb, type StoreKind, storeKind } from "../config/store-url.js";
 import type { Db, Durability } from "./db.js";
 import { openDb } from "./db.js";
+import type { EventStore } from "./event-store.js";
 import { openPg } from "./pg/open-pg.js";
 import { createPgEventStore } from "./pg/pg-event-store.js";
 import { unavailable } from "./pg-sql.js";
 import type { Sql } from "./sql.js";
 import { createSqliteEventStore } from "./sqlite-event-store.js";
 import { SqliteSql } from "./sqlite-sql.js";
-import { displayDb, type StoreKind, storeKind } from "./store-url.js";
 
 /** An open store. */
 export interface OpenedStore {

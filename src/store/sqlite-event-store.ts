@@ -7,13 +7,7 @@
  * no asynchronous transaction is open (the common case, so a call costs a resolved promise), and
  * never inside one that is (its statements would become part of someone else's transaction).
  */
-import {
-  BUS_CACHE_LIMIT,
-  type BusInfo,
-  type EventStore,
-  type PendingEvent,
-  type StoredEvent,
-} from "../bus/event-store.js";
+import { BUS_CACHE_LIMIT, type BusInfo, type EventStore, type PendingEvent, type StoredEvent } from "./event-store.js";
 import { SEQ_BITS } from "./schema/event-layout.js";
 import type { SqliteSql } from "./sqlite-sql.js";
 

@@ -1,4 +1,6 @@
 /** A task as stored and as its row comes back from either store, and the fields a change may set. */
+
+import type { FieldsMatchColumns, RawTask } from "./task-row.js";
 import type {
   Handoff,
   LatestUpdate,
@@ -41,6 +43,13 @@ export interface TaskRecord {
   timeline: TimelineEntry[];
 }
 
+/**
+ * Every column has a record field and every field a column (a missed rename fails to compile);
+ * `run_node` only says which node runs the task, for recovery.
+ */
+const RECORD_MATCHES_COLUMNS: FieldsMatchColumns<TaskRecord, Omit<RawTask, "run_node">> = true;
+void RECORD_MATCHES_COLUMNS;
+
 /** Fields of a new task. */
 export type NewTask = Pick<
   TaskRecord,
@@ -67,7 +76,8 @@ export type TaskPatch = Partial<
   >
 >;
 
-export const COLUMNS: Record<keyof TaskPatch, string> = {
+/** The column of each changeable field (a column the table does not have fails to compile). */
+export const COLUMNS: Record<keyof TaskPatch, keyof RawTask> = {
   status: "status",
   phase: "phase",
   title: "title",
@@ -81,33 +91,7 @@ export const COLUMNS: Record<keyof TaskPatch, string> = {
 };
 export const JSON_FIELDS = new Set<keyof TaskPatch>(["latestUpdate", "error", "handoff"]);
 
-export interface RawTask {
-  seq: number;
-  id: string;
-  kind: string;
-  title: string;
-  body: string | null;
-  prompt: string | null;
-  session_key: string | null;
-  session_id: string | null;
-  project: string;
-  status: string;
-  phase: string;
-  version: number;
-  model: string | null;
-  provider: string | null;
-  bus: string | null;
-  created_at: number;
-  updated_at: number;
-  started_at: number | null;
-  ended_at: number | null;
-  latest_update: string | null;
-  poll_count: number;
-  summary: string | null;
-  error: string | null;
-  handoff: string | null;
-  timeline: string;
-}
+export type { RawTask } from "./task-row.js";
 
 function parse<T>(json: string | null): T | null {
   return json === null ? null : (JSON.parse(json) as T);

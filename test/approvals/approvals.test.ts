@@ -194,7 +194,9 @@ describe("who may decide", () => {
     const { approvalDecideOp } = await import("../../src/ops/approval.js");
     const agent = { owner: "run r of session s", buses: ["thebus"], sessionId: "s", taskId: "t" };
     const args = { approvalId: "apr_x", decision: "approve" };
-    expect(() => authorizeScoped(agent, approvalDecideOp, args)).toThrow(/approve/);
-    expect(() => authorizeScoped({ ...agent, approve: true }, approvalDecideOp, args)).not.toThrow();
+    expect(() => authorizeScoped(agent, approvalDecideOp, args, "s", ["approval_decide"])).toThrow(/approve/);
+    expect(() =>
+      authorizeScoped({ ...agent, approve: true }, approvalDecideOp, args, "s", ["approval_decide"]),
+    ).not.toThrow();
   });
 });

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { parseGoDuration } from "../../src/bash/duration.js";
 import { compileTemplate, fillTemplate } from "../../src/bash/template.js";
+import { parseGoDuration } from "../../src/core/duration.js";
 import type { Claw } from "../../src/index.js";
 import { apiClaw, memClaw, tempDir } from "../helpers/claw.js";
 import { pidsWithArg, uniqueSleep, waitArgGone } from "../helpers/process.js";

@@ -5,13 +5,15 @@
  * exactly the run's bus, task, session reads and the harmless catalog ones.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorizeScoped, SCOPED_OPS, type TokenScope } from "../../src/access/token-scope.js";
+import { authorizeScoped, scopedOps, type TokenScope } from "../../src/access/token-scope.js";
 import type { Claw } from "../../src/index.js";
 import { OPS } from "../../src/ops/index.js";
 import { type AnyOpDef, defineOp, opScopeSchema } from "../../src/ops/registry.js";
 import { memClaw } from "../helpers/claw.js";
 
 const ALL: readonly AnyOpDef[] = OPS;
+/** What a scoped token may call, as the dispatcher derives it from the registry. */
+const SCOPED_OPS = scopedOps(OPS);
 
 /** A scope that holds every kind of reach: a bus, a session and a task. */
 const FULL: TokenScope = {
@@ -28,7 +30,7 @@ const OWN_ARGS = { bus: "own", sessionId: "s_1", taskId: "t_1" };
 /** Whether a full scope may call `op` with arguments naming its own things. */
 function allowed(op: AnyOpDef): boolean {
   try {
-    authorizeScoped(FULL, op, OWN_ARGS, "s_1");
+    authorizeScoped(FULL, op, OWN_ARGS, "s_1", SCOPED_OPS);
     return true;
   } catch (err) {
     expect(err).toMatchObject({ code: "forbidden" });
@@ -99,7 +101,7 @@ describe("token scope from the operation definitions", () => {
     });
     let thrown: unknown;
     try {
-      authorizeScoped(FULL, added, {}, "s_1");
+      authorizeScoped(FULL, added, {}, "s_1", SCOPED_OPS);
     } catch (err) {
       thrown = err;
     }
@@ -111,12 +113,18 @@ describe("token scope from the operation definitions", () => {
 
   it("a declared scope still checks the arguments: another bus, task or session is refused", () => {
     const byName = (n: string) => ALL.find((o) => o.name === n)!;
-    expect(() => authorizeScoped(FULL, byName("out"), { bus: "other" })).toThrow(/bus "other" is not its bus/);
-    expect(() => authorizeScoped(FULL, byName("get_task"), { taskId: "t_2" })).toThrow(/only task t_1 is its task/);
-    expect(() => authorizeScoped(FULL, byName("get_state"), { sessionId: "s_2" }, "s_2")).toThrow(
+    expect(() => authorizeScoped(FULL, byName("out"), { bus: "other" }, undefined, SCOPED_OPS)).toThrow(
+      /bus "other" is not its bus/,
+    );
+    expect(() => authorizeScoped(FULL, byName("get_task"), { taskId: "t_2" }, undefined, SCOPED_OPS)).toThrow(
+      /only task t_1 is its task/,
+    );
+    expect(() => authorizeScoped(FULL, byName("get_state"), { sessionId: "s_2" }, "s_2", SCOPED_OPS)).toThrow(
       /only session s_1 is its session/,
     );
-    expect(() => authorizeScoped(FULL, byName("trim_bus"), { bus: "own" })).toThrow(/trim_bus is outside its scope/);
+    expect(() => authorizeScoped(FULL, byName("trim_bus"), { bus: "own" }, undefined, SCOPED_OPS)).toThrow(
+      /trim_bus is outside its scope/,
+    );
   });
 
   it("/doc says per operation what a scoped token may do", async () => {

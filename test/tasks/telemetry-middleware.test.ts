@@ -6,10 +6,10 @@ import { afterEach, expect, test } from "vitest";
 import { z } from "zod";
 import { ClawError } from "../../src/core/errors.js";
 import { Dispatcher } from "../../src/dispatch/dispatch.js";
+import { telemetryMiddleware } from "../../src/dispatch/telemetry-middleware.js";
 import type { Claw } from "../../src/index.js";
 import { OPS } from "../../src/ops/index.js";
 import { defineOp } from "../../src/ops/registry.js";
-import { telemetryMiddleware } from "../../src/tasks/telemetry-middleware.js";
 import { memClaw } from "../helpers/claw.js";
 
 let claw: Claw | undefined;

@@ -4,8 +4,8 @@
  * come back as JS numbers, and migrates the schema once under an advisory lock.
  */
 import type { Client, Pool } from "pg";
+import { displayDb } from "../../config/store-url.js";
 import { numericTypes, PgSql } from "../pg-sql.js";
-import { displayDb } from "../store-url.js";
 import { migratePg } from "./pg-migrate.js";
 import { checkout } from "./pool-checkout.js";
 import { PreparedNames } from "./prepared-names.js";

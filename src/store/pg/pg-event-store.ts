@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
-import type { BusInfo, EventStore, PendingEvent, RemoteCommit, StoredEvent } from "../../bus/event-store.js";
+import type { BusInfo, EventStore, PendingEvent, RemoteCommit, StoredEvent } from "../event-store.js";
 import type { OpenedPg } from "./open-pg.js";
 import { followPg, NOTIFY_CHANNEL } from "./pg-follow.js";
 import { checkout } from "./pool-checkout.js";

@@ -7,7 +7,7 @@
  * it is told only "bus X now ends at seq N".
  */
 import type { Client, Notification } from "pg";
-import type { RemoteCommit } from "../../bus/event-store.js";
+import type { RemoteCommit } from "../event-store.js";
 import type { OpenedPg } from "./open-pg.js";
 
 /** The channel commits are announced on: payload `<node> <lastSeq> <bus>`. */

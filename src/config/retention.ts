@@ -1,6 +1,13 @@
 /** Checks bus retention settings: nonsense values (0.0001 ns, NaN, negative, fractional counts) are refused. */
 import { ClawError } from "../core/errors.js";
-import type { RetentionOptions } from "./bus-service.js";
+
+/** Bus retention. Unset fields keep events forever. */
+export interface RetentionOptions {
+  /** Keep at most this many newest events per bus (a positive integer). */
+  maxEvents?: number;
+  /** Delete events older than this many milliseconds (at least 1000, at most 100 years). */
+  maxAgeMs?: number;
+}
 
 /** The shortest accepted max age: 1 s (the age sweep runs at most once a second). */
 export const MIN_MAX_AGE_MS = 1000;

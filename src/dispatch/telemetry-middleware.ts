@@ -6,9 +6,9 @@
  * what cannot be derived (check_task: the wait it was asked for, after clamping).
  */
 import type { AnyOpDef, OpMiddleware, OpTelemetry } from "../ops/registry.js";
-import type { TaskStatus } from "./task-schema.js";
-import { TERMINAL } from "./task-status.js";
-import type { TelemetryNote } from "./telemetry.js";
+import type { TaskStatus } from "../tasks/task-schema.js";
+import { TERMINAL } from "../tasks/task-status.js";
+import type { TelemetryNote } from "../tasks/telemetry.js";
 
 type Fields = Record<string, unknown>;
 const isObject = (v: unknown): v is Fields => v !== null && typeof v === "object";
