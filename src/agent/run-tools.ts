@@ -64,7 +64,11 @@ export async function runCalls(deps: AgentRunDeps, ctx: AgentRunContext, calls: 
     });
     let outcome: ToolOutcome;
     try {
-      outcome = await runBashTool(deps.bash, call.name, call.arguments, { signal: ctx.signal, contextEnv });
+      outcome = await runBashTool(deps.bash, call.name, call.arguments, {
+        signal: ctx.signal,
+        contextEnv,
+        bus: session.bus,
+      });
     } catch (err) {
       await finish(call, CANCELLED);
       throw err;

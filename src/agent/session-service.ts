@@ -19,6 +19,7 @@ import type { ScopedTokens } from "../access/scoped-tokens.js";
 import type { BashRunner } from "../bash/bash-runner.js";
 import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusService } from "../bus/bus-service.js";
+import { assertWritableBus } from "../bus/reserved-buses.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError } from "../core/errors.js";
 import { liveNodes } from "../nodes/owners.js";
@@ -93,7 +94,12 @@ export class SessionService {
     this.gate = deps.sql.dialect === "postgres" ? new LeaseGate(deps.sql, deps.node, deps.leaseMs) : LOCAL_GATE;
     this.scheduler = new RunScheduler(this.gate);
     if (deps.sql.dialect === "postgres")
-      this.control = new SessionControl(deps.bus, deps.node, (sessionId, runId) => this.abortHere(sessionId, runId));
+      this.control = new SessionControl(
+        deps.bus,
+        deps.node,
+        (sessionId, runId) => this.abortHere(sessionId, runId),
+        async (node) => node !== deps.node && (await liveNodes(deps.sql, deps.node)).includes(node),
+      );
     this.model = new ModelCaller(deps.config.log);
   }
 
@@ -143,6 +149,7 @@ export class SessionService {
 
   /** Resolves to the session of `sessionKey` when it exists, else creates one (inside `q`'s transaction when given). */
   async ensure(args: EnsureSessionArgs = {}, q?: Sql): Promise<Session> {
+    if (args.bus !== undefined) assertWritableBus(args.bus, "a session's bus");
     if (args.sessionKey !== undefined) {
       const existing = await this.store.find({ sessionKey: args.sessionKey }, q);
       if (existing) return existing;
@@ -348,6 +355,8 @@ export class SessionService {
 
   private newSession(args: EnsureSessionArgs): Session {
     const { config } = this.deps;
+    // The session's events go to its bus: never one of the server's own.
+    if (args.bus !== undefined) assertWritableBus(args.bus, "a session's bus");
     const provider = args.provider ?? config.provider;
     checkKnownProvider(config, provider);
     const now = Date.now();

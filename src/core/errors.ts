@@ -41,6 +41,12 @@ export const ERROR_TABLE = {
     retryable: false,
     meaning: "The `Origin` is not allowed, or a local request used a `Host` that is not a loopback name.",
   },
+  bus_reserved: {
+    status: 403,
+    retryable: false,
+    meaning:
+      "The bus is the server's own (`tasks`, `nodes`, `schedules`, `approvals`): anyone may read or subscribe to it, but only the server writes it. `out`, `trim_bus`, bash event specs and a session's `bus` must name another bus.",
+  },
   unsupported_media_type: {
     status: 415,
     retryable: false,

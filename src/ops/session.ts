@@ -33,7 +33,7 @@ export const startSessionOp = defineOp({
   input: ensureSessionArgsSchema,
   output: sessionSchema,
   example: { sessionKey: "demo", name: "Demo" },
-  errors: ["provider_auth_missing", "invalid_args"],
+  errors: ["provider_auth_missing", "invalid_args", "bus_reserved"],
   handle: "session.start",
   handler: async (args, { services }) => {
     const { sessions } = services;

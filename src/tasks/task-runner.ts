@@ -80,6 +80,11 @@ export class TaskRunner {
       });
   }
 
+  /** True while the task waits in a session queue here or runs here. */
+  holds(taskId: string): boolean {
+    return this.jobs.has(taskId);
+  }
+
   /** True while the task's agent run is active in this process. */
   isRunning(taskId: string): boolean {
     return this.jobs.get(taskId)?.started === true;
