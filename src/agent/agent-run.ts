@@ -99,7 +99,7 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
         {
           model: session.model,
           instructions: session.instructions ?? DEFAULT_INSTRUCTIONS,
-          input: toInput(contextMessages(await store.allMessages(session.sessionId))),
+          input: toInput(contextMessages(await store.allMessages(session.sessionId)), session.provider),
           tools: [bashTool],
           signal,
           streamText: session.streamText,
