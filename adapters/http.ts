@@ -120,8 +120,10 @@ export function createHttpHandler(claw: Claw, options: HttpOptions & { policy: A
     const route = `${req.method} ${url.pathname}`;
     if (applyCors(req, res, policy)) return;
     if (route === "GET /health") {
-      // Up is not enough: a server whose database files were deleted must say it cannot store.
-      if (claw.services.storage.lost !== undefined) return sendError(res, claw.services.storage.error());
+      // Up is not enough: a server whose database files were deleted, or whose database server
+      // is stopped or hung, must say it cannot store (503), so a load balancer sends elsewhere.
+      const down = await claw.services.storage.health();
+      if (down) return sendError(res, down);
       await claw.ready(); // the instance id is known once the claw has started
       return send(
         res,

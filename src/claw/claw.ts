@@ -75,7 +75,10 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const sql = store.sql;
   // Files that can be deleted under a running server: SQLite's. A PostgreSQL outage shows as
   // storage_unavailable from the queries themselves.
-  const storage = new StorageGuard(store.db ? store.path : ":memory:");
+  const storage = new StorageGuard(
+    store.db ? store.path : ":memory:",
+    store.kind === "postgres" ? () => sql.get("SELECT 1 AS one") : undefined,
+  );
   let loaded: Identity | undefined;
   const identity = (): Identity => {
     if (!loaded) throw new ClawError("internal", "the claw is still starting; await claw.ready() first");
