@@ -3,7 +3,9 @@
  * runs a session's jobs one at a time; before a job starts, the node also takes the session's
  * lease in the database, and gives it back when the job ends. A lease names its node and expires
  * unless renewed (the node heartbeat renews all of its own), so a node that dies holds no
- * session longer than the lease time. On a SQLite file the single-writer lock already makes the
+ * session longer than the lease time. A task's run also waits, in the same statement, until
+ * every earlier task of its session has ended (its end recorded): tasks sent to different nodes
+ * start in the order they were accepted, never one before the previous one's end. On a SQLite file the single-writer lock already makes the
  * process the only runner: the local gate admits at once and costs nothing.
  */
 import { ClawError } from "../core/errors.js";
@@ -11,8 +13,12 @@ import type { Sql } from "../store/sql.js";
 
 /** Admits a session's next job, across nodes. */
 export interface SessionGate {
-  /** Resolves when this node holds `sessionId`'s lease; rejects `cancelled` when `signal` aborts first. */
-  enter(sessionId: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves when this node holds `sessionId`'s lease; rejects `cancelled` when `signal` aborts
+   * first. With `order` (a task's seq), not before every earlier run task of the session has
+   * ended.
+   */
+  enter(sessionId: string, signal: AbortSignal, order?: number): Promise<void>;
   /** Gives the lease back (a no-op when it is not held). */
   leave(sessionId: string): Promise<void>;
   /** Extends every lease this node holds (the node heartbeat calls it). */
@@ -41,11 +47,11 @@ export class LeaseGate implements SessionGate {
     private readonly leaseMs: number,
   ) {}
 
-  async enter(sessionId: string, signal: AbortSignal): Promise<void> {
+  async enter(sessionId: string, signal: AbortSignal, order?: number): Promise<void> {
     await this.releasing.get(sessionId); // an earlier release must never delete a newer take
     for (let wait = FIRST_RETRY_MS; ; wait = Math.min(MAX_RETRY_MS, wait * 2)) {
       if (signal.aborted) throw new ClawError("cancelled", "cancelled before it started");
-      if (await this.tryTake(sessionId)) return;
+      if (await this.tryTake(sessionId, order)) return;
       await sleep(wait, signal);
     }
   }
@@ -69,14 +75,26 @@ export class LeaseGate implements SessionGate {
     ]);
   }
 
-  /** Takes the lease when it is free, expired, or already this node's. */
-  private async tryTake(sessionId: string): Promise<boolean> {
+  /**
+   * Takes the lease when it is free, expired, or already this node's, and (with `order`) no
+   * earlier run task of the session is still queued or running: one statement either way.
+   */
+  private async tryTake(sessionId: string, order?: number): Promise<boolean> {
     const now = Date.now();
+    const take =
+      order === undefined
+        ? { sql: "VALUES (?, ?, ?)", params: [sessionId, this.node, now + this.leaseMs] }
+        : {
+            sql: `SELECT ?, ?, CAST(? AS BIGINT) WHERE NOT EXISTS (
+                    SELECT 1 FROM tasks WHERE session_id = ? AND kind = 'run'
+                       AND status IN ('todo', 'in_progress') AND seq < ?)`,
+            params: [sessionId, this.node, now + this.leaseMs, sessionId, order],
+          };
     const { changes } = await this.sql.run(
-      `INSERT INTO session_leases (session_id, node, expires_at) VALUES (?, ?, ?)
+      `INSERT INTO session_leases (session_id, node, expires_at) ${take.sql}
          ON CONFLICT (session_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at
          WHERE session_leases.expires_at < ? OR session_leases.node = excluded.node`,
-      [sessionId, this.node, now + this.leaseMs, now],
+      [...take.params, now],
     );
     return changes === 1;
   }

@@ -84,6 +84,7 @@ export function runJob(
     kind: "agent",
     runId,
     taskId: opts.taskId,
+    order: opts.order,
     controller,
     result: caller.promise,
     drop,

@@ -56,6 +56,11 @@ export interface SessionServiceDeps {
 /** Options of {@link SessionService.run}. */
 export interface RunOptions {
   taskId?: string;
+  /**
+   * The run's place among the session's tasks (its task's seq): on several nodes a task run
+   * starts only once every earlier task of its session has ended, wherever it was sent.
+   */
+  order?: number;
   /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
   signal?: AbortSignal;
   /** Awaited when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
@@ -222,11 +227,14 @@ export class SessionService {
 
   /**
    * What the session is doing now and what waits. A run on another node is reported from the
-   * runs table; `queuedRuns` counts the jobs waiting on this node.
+   * runs table. `queuedRuns` counts the runs waiting: on one process its queue; with several
+   * nodes, what waits on any of them (the session's queued run tasks and prompts, from the
+   * database, and this node's waiting compactions, which live in its memory only).
    */
   async state(sessionId: string): Promise<SessionRunState> {
     const pending = await this.store.queue.counts(sessionId);
-    const job = this.scheduler.active(sessionId);
+    // A job here still waiting for the session's lease is not running: another node's run is.
+    const job = this.scheduler.running(sessionId);
     const remote = job ? undefined : (await remoteRuns(this.deps.sql, this.deps.node, [sessionId]))[0];
     const active = job ?? (remote && { kind: remote.kind, runId: remote.runId, taskId: remote.taskId ?? undefined });
     return {
@@ -235,7 +243,12 @@ export class SessionService {
       currentRunId: active?.runId ?? null,
       currentTaskId: active?.taskId ?? null,
       pending,
-      queuedRuns: this.scheduler.waiting(sessionId),
+      queuedRuns:
+        this.deps.sql.dialect === "postgres"
+          ? (await this.store.queuedRunTasks(sessionId)) +
+            pending.prompts +
+            this.scheduler.waiting(sessionId, "compact")
+          : this.scheduler.waiting(sessionId),
     };
   }
 

@@ -305,6 +305,15 @@ export class SessionStore {
     return (await this.sql.get<RunTotals>(S.runStats, [sessionId]))!;
   }
 
+  /** The session's run tasks still queued (`todo`), whichever node they wait on. */
+  async queuedRunTasks(sessionId: string): Promise<number> {
+    const row = await this.sql.get<{ n: number | string }>(
+      "SELECT COUNT(*) AS n FROM tasks WHERE session_id = ? AND kind = 'run' AND status = 'todo'",
+      [sessionId],
+    );
+    return Number(row?.n ?? 0);
+  }
+
   /** Runs left "running" by a gone node (a dead process, a lost node) end as errors. */
   async interruptStaleRuns(live: readonly string[]): Promise<number> {
     const error = JSON.stringify({ code: "interrupted", message: "the process ended during the run" });

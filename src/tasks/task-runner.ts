@@ -53,6 +53,7 @@ export class TaskRunner {
     job.done = this.sessions
       .run(task.sessionId, task.prompt ?? "", {
         taskId: task.id,
+        order: task.seq,
         signal: job.controller.signal,
         onStart: async () => {
           job.started = await this.begin(task.id, job);
