@@ -21,15 +21,18 @@ export interface SessionGate {
   enter(sessionId: string, signal: AbortSignal, order?: number): Promise<void>;
   /** Gives the lease back (a no-op when it is not held). */
   leave(sessionId: string): Promise<void>;
-  /** Extends every lease this node holds (the node heartbeat calls it). */
-  renew(): Promise<void>;
+  /**
+   * Extends every lease this node holds (the node heartbeat calls it); resolves to the sessions
+   * whose lease this node held but lost (it lapsed, or another node took it).
+   */
+  renew(): Promise<string[]>;
 }
 
 /** One process, one runner: nothing to wait for. */
 export const LOCAL_GATE: SessionGate = {
   enter: async () => {},
   leave: async () => {},
-  renew: async () => {},
+  renew: async () => [],
 };
 
 /** First and longest wait between two tries at a lease another node holds. */
@@ -40,6 +43,8 @@ const MAX_RETRY_MS = 200;
 export class LeaseGate implements SessionGate {
   /** Per session, this node's last release still under way: the next take waits for it. */
   private readonly releasing = new Map<string, Promise<void>>();
+  /** Sessions whose lease this node took and has not given back. */
+  private readonly held = new Set<string>();
 
   constructor(
     private readonly sql: Sql,
@@ -51,12 +56,16 @@ export class LeaseGate implements SessionGate {
     await this.releasing.get(sessionId); // an earlier release must never delete a newer take
     for (let wait = FIRST_RETRY_MS; ; wait = Math.min(MAX_RETRY_MS, wait * 2)) {
       if (signal.aborted) throw new ClawError("cancelled", "cancelled before it started");
-      if (await this.tryTake(sessionId, order)) return;
+      if (await this.tryTake(sessionId, order)) {
+        this.held.add(sessionId);
+        return;
+      }
       await sleep(wait, signal);
     }
   }
 
   leave(sessionId: string): Promise<void> {
+    this.held.delete(sessionId);
     const done = (this.releasing.get(sessionId) ?? Promise.resolve())
       .then(() => this.sql.run("DELETE FROM session_leases WHERE session_id = ? AND node = ?", [sessionId, this.node]))
       .then(() => {});
@@ -68,11 +77,16 @@ export class LeaseGate implements SessionGate {
     return done;
   }
 
-  async renew(): Promise<void> {
-    await this.sql.run("UPDATE session_leases SET expires_at = ? WHERE node = ?", [
-      Date.now() + this.leaseMs,
-      this.node,
-    ]);
+  async renew(): Promise<string[]> {
+    // Only a lease still valid is extended: one that lapsed (this node was paused or cut off
+    // past it) may have been given up already, and its run must stop, not carry on.
+    const now = Date.now();
+    const rows = await this.sql.all<{ session_id: string }>(
+      "UPDATE session_leases SET expires_at = ? WHERE node = ? AND expires_at >= ? RETURNING session_id",
+      [now + this.leaseMs, this.node, now],
+    );
+    const renewed = new Set(rows.map((r) => r.session_id));
+    return [...this.held].filter((id) => !renewed.has(id));
   }
 
   /**

@@ -122,7 +122,14 @@ export class SessionService {
    * recovers the runs and queued prompts of nodes that are gone.
    */
   async recoverLostWork(): Promise<void> {
-    await this.gate.renew();
+    for (const sessionId of await this.gate.renew()) {
+      // Lost while running here (this node was paused or cut off past its lease): the run stops
+      // and its bash is killed; its writes were already refused (fenced messages).
+      const job = this.scheduler.running(sessionId);
+      if (!job) continue;
+      this.deps.config.log(`tsclaw: session ${sessionId}: this node lost its lease; run ${job.runId} stopped`);
+      job.controller.abort();
+    }
     await this.recover(false);
   }
 

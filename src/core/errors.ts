@@ -147,6 +147,12 @@ export const ERROR_TABLE = {
     retryable: false,
     meaning: "The call or run was cancelled (the caller went away, `abort`, `cancel_task`).",
   },
+  lease_lost: {
+    status: 409,
+    retryable: false,
+    meaning:
+      "Several nodes on PostgreSQL: this node no longer holds the session's lease (it was paused or cut off for longer than the lease, and the session's work was given up or taken over), so its run stopped and nothing more of it was written. Check the task (`node_lost`) and run it again if needed.",
+  },
   storage_unavailable: {
     status: 503,
     retryable: true,
