@@ -122,9 +122,10 @@ const HEALTHY = JSON.stringify({ ok: true });
  * (a server whose database files were deleted must say it cannot store), else resolves.
  */
 async function healthCheck(claw: Claw): Promise<void> {
-  // Up is not enough: a server whose database files were deleted must say it cannot store.
-  const lost = claw.gate.storageError();
-  if (lost) throw lost;
+  // Up is not enough: a server whose database files were deleted, or whose database server is
+  // stopped or hung, must say it cannot store (503), so a load balancer sends elsewhere.
+  const down = await claw.gate.storageHealth();
+  if (down) throw down;
   await claw.ready();
 }
 

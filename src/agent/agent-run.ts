@@ -79,7 +79,7 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
     });
     // Storage is read once (only what is new since this node's last run of the session); from
     // here the loop keeps the context in memory.
-    const context = await deps.contexts.load(store, session.sessionId);
+    const context = await deps.contexts.load(store, session.sessionId, session.provider);
     await runAgentLoop(loopConfig(deps, ctx), context, progress);
     status = progress.text !== "" ? "completed" : "completed_no_summary";
   } catch (err) {

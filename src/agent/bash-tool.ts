@@ -6,7 +6,7 @@
 import type { FunctionTool } from "openai/resources/responses/responses";
 import { z } from "zod";
 import type { BashRunner } from "../bash/bash-runner.js";
-import { bashArgsSchema, toBashRequest } from "../bash/bash-schema.js";
+import { type BashArgs, bashArgsSchema, toBashRequest } from "../bash/bash-schema.js";
 import { ClawError, toClawError } from "../core/errors.js";
 
 /** Name of the tool as the model sees it. */
@@ -45,7 +45,35 @@ export function parseToolArgs(text: string): { args?: unknown; error?: string } 
   }
 }
 
-/** Runs one bash call from the model. Throws only `cancelled` (the run was aborted). */
+/** The four event specs of a bash call. */
+const EVENT_FIELDS = ["stdoutLineEvent", "stderrLineEvent", "exitEvent", "timeoutEvent"] as const;
+
+/**
+ * Keeps the call's events within the run's reach: a spec without a bus publishes on the run's
+ * bus, and one naming another bus is refused (`forbidden`), exactly as the run's own token is
+ * refused there. Returns the arguments with every bus filled in.
+ */
+export function scopeEventSpecs(args: BashArgs, runBus: string): BashArgs {
+  const scoped: BashArgs = { ...args };
+  for (const field of EVENT_FIELDS) {
+    const spec = args[field];
+    if (!spec) continue;
+    const bus = spec.bus ?? runBus;
+    if (bus !== runBus)
+      throw new ClawError(
+        "forbidden",
+        `${field}.bus: a run's bash publishes only on its session's bus "${runBus}", not "${bus}"`,
+        { issues: [{ path: `${field}.bus`, message: `only "${runBus}" is allowed` }], bus: runBus },
+      );
+    scoped[field] = { ...spec, bus };
+  }
+  return scoped;
+}
+
+/**
+ * Runs one bash call from the model. Its event specs stay on the run's bus `opts.bus` (see
+ * scopeEventSpecs). Throws only `cancelled` (the run was aborted).
+ */
 export async function runBashTool(
   bash: BashRunner,
   name: string,
@@ -53,6 +81,8 @@ export async function runBashTool(
   opts: {
     signal: AbortSignal;
     contextEnv: Record<string, string | undefined>;
+    /** The run's session bus: event specs that name no bus publish there, and no other bus is allowed. */
+    bus: string;
     onOutput?: (stream: "stdout" | "stderr", chunk: Buffer) => void;
   },
 ): Promise<ToolOutcome> {
@@ -68,7 +98,8 @@ export async function runBashTool(
   }
   try {
     // The runner checks templates against the payload limit before the script starts.
-    const result = await bash.run(toBashRequest(checked.data), opts);
+    const args = scopeEventSpecs(checked.data, opts.bus);
+    const result = await bash.run(toBashRequest(args), { signal: opts.signal, contextEnv: opts.contextEnv });
     return { result, isError: false };
   } catch (err) {
     if (opts.signal.aborted) throw new ClawError("cancelled", "the run was aborted while bash was running");

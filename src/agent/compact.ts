@@ -45,7 +45,7 @@ export async function compactSession(
     {
       model: ctx.session.model,
       instructions: COMPACT_INSTRUCTIONS,
-      input: [...toInput(context), { type: "message", role: "user", content: ask }],
+      input: [...toInput(context, ctx.session.provider), { type: "message", role: "user", content: ask }],
       // The history holds function calls, so the tool stays declared; the summary needs no call.
       tools: [bashTool],
       toolChoice: "none",

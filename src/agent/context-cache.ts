@@ -19,13 +19,15 @@ export class ContextCache {
   constructor(private readonly limit = DEFAULT_SESSIONS) {}
 
   /** The session's context, up to date with storage; the caller appends to it while its run lasts. */
-  async load(store: SessionStore, sessionId: string): Promise<RunContext> {
+  async load(store: SessionStore, sessionId: string, provider?: string): Promise<RunContext> {
     let context = this.contexts.get(sessionId);
     this.contexts.delete(sessionId);
-    if (context) {
+    // The replayed input depends on the provider (call ids without their reasoning): a session
+    // whose provider changed is converted again.
+    if (context && context.provider === provider) {
       for (const m of await store.messages(sessionId, context.lastSeq)) context.add(m);
     } else {
-      context = new RunContext(await store.allMessages(sessionId));
+      context = new RunContext(await store.allMessages(sessionId), provider);
     }
     this.contexts.set(sessionId, context);
     if (this.contexts.size > this.limit) this.contexts.delete(this.contexts.keys().next().value!);

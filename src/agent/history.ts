@@ -4,6 +4,7 @@
  * provider sent are replayed exactly as stored; rows older than that keep their plain form.
  */
 import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { PROVIDERS } from "./provider.js";
 import type { Message } from "./session-schemas.js";
 
 /** Prefix of the user message that carries a compaction summary. */
@@ -38,10 +39,15 @@ const startsTurn = (m: Message | undefined) => m === undefined || m.role === "us
  * tool call whose result was never stored (the process died mid-call, or a fork cut between
  * them) gets an `interrupted` output at the end of its turn, and a reasoning item with nothing
  * of its response after it (a cut history) or without encrypted content (a stateless request
- * cannot refer to it) is left out.
+ * cannot refer to it) is left out. The function calls of a response whose reasoning was left
+ * out go without their item `id` for `provider`s that allow it (OpenAI refuses an `fc_…` id
+ * whose reasoning item is missing; OpenRouter requires the id, so it stays there).
  */
-export function toInput(messages: readonly Message[]): ResponseInputItem[] {
+export function toInput(messages: readonly Message[], provider?: string): ResponseInputItem[] {
+  const keepCallIds = provider !== undefined && PROVIDERS[provider]?.callIdsRequired === true;
   const items: ResponseInputItem[] = [];
+  /** True while the items of the current response follow a reasoning item that was left out. */
+  let reasoningLeftOut = false;
   const answered = new Set(messages.filter((m) => m.role === "tool_result").map((m) => m.callId));
   let unanswered: string[] = [];
   const flushUnanswered = () => {
@@ -51,6 +57,7 @@ export function toInput(messages: readonly Message[]): ResponseInputItem[] {
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (startsTurn(m)) flushUnanswered();
+    if (startsTurn(m) || m.role === "tool_result") reasoningLeftOut = false; // a response's items end there
     const raw = m.item as ResponseInputItem | undefined;
     switch (m.role) {
       case "user":
@@ -65,7 +72,9 @@ export function toInput(messages: readonly Message[]): ResponseInputItem[] {
       case "reasoning": {
         const next = messages[i + 1];
         const followed = next !== undefined && !startsTurn(next) && next.role !== "tool_result";
-        if (raw && followed && typeof m.item?.encrypted_content === "string") items.push(raw);
+        const replayed = raw !== undefined && followed && typeof m.item?.encrypted_content === "string";
+        if (replayed) items.push(raw);
+        reasoningLeftOut = !replayed;
         break;
       }
       case "item":
@@ -73,7 +82,7 @@ export function toInput(messages: readonly Message[]): ResponseInputItem[] {
         break;
       case "tool_call":
         items.push(
-          raw ?? {
+          (raw && reasoningLeftOut && !keepCallIds ? withoutId(raw) : raw) ?? {
             type: "function_call",
             call_id: m.callId!,
             name: m.name ?? "bash",
@@ -89,4 +98,10 @@ export function toInput(messages: readonly Message[]): ResponseInputItem[] {
   }
   flushUnanswered();
   return items;
+}
+
+/** The item without its `id` (the provider then matches the call by its call_id alone). */
+function withoutId(item: ResponseInputItem): ResponseInputItem {
+  const { id: _id, ...rest } = item as ResponseInputItem & { id?: string };
+  return rest as ResponseInputItem;
 }

@@ -8,11 +8,18 @@ import { demoFetch } from "./demo-model.js";
 export interface ProviderInfo {
   baseURL: string;
   keyVar: string;
+  /**
+   * True when the provider requires the `id` of every replayed `function_call` item (OpenRouter
+   * documents it as required). Otherwise (OpenAI) a call whose reasoning item is not replayed is
+   * sent without its id: OpenAI refuses an `fc_…` id without the reasoning item it came with.
+   * Default: false
+   */
+  callIdsRequired?: boolean;
 }
 
 /** Known providers. Any Responses-compatible server works through the claw's own `baseURL`. */
 export const PROVIDERS: Record<string, ProviderInfo> = {
-  openrouter: { baseURL: "https://openrouter.ai/api/v1", keyVar: "OPENROUTER_API_KEY" },
+  openrouter: { baseURL: "https://openrouter.ai/api/v1", keyVar: "OPENROUTER_API_KEY", callIdsRequired: true },
   openai: { baseURL: "https://api.openai.com/v1", keyVar: "OPENAI_API_KEY" },
   /** The built-in demo model (demo-model.ts): no key, no network. */
   demo: { baseURL: "http://demo.invalid/v1", keyVar: "" },

@@ -18,15 +18,21 @@ export class RunContext {
   /** The seq of the newest message in the context (0 when empty). */
   lastSeq = 0;
 
-  /** @param history The session's stored messages, oldest first (the run's own first message included). */
-  constructor(history: readonly Message[]) {
+  /**
+   * @param history The session's stored messages, oldest first (the run's own first message included).
+   * @param provider The session's provider: how function calls whose reasoning is left out replay (see toInput).
+   */
+  constructor(
+    history: readonly Message[],
+    readonly provider?: string,
+  ) {
     this.lastSeq = history.at(-1)?.seq ?? 0;
     const live = contextMessages(history);
     let cut = live.length;
     while (cut > 0 && !startsTurn(live[cut - 1]!)) cut--;
     // `cut` is one past the newest turn start: everything before that start is settled.
     const start = Math.max(0, cut - 1);
-    this.settledInput = toInput(live.slice(0, start));
+    this.settledInput = toInput(live.slice(0, start), this.provider);
     this.open = live.slice(start);
   }
 
@@ -40,7 +46,7 @@ export class RunContext {
     }
     if (startsTurn(m)) {
       // What came before a new turn start is replayed the same whatever follows it.
-      this.settledInput = this.settledInput.concat(toInput(this.open));
+      this.settledInput = this.settledInput.concat(toInput(this.open, this.provider));
       this.open = [m];
       return;
     }
@@ -49,6 +55,6 @@ export class RunContext {
 
   /** The next turn's input: the full context, replayed as toInput replays stored messages. */
   input(): ResponseInputItem[] {
-    return this.settledInput.concat(toInput(this.open));
+    return this.settledInput.concat(toInput(this.open, this.provider));
   }
 }

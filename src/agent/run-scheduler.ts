@@ -2,7 +2,10 @@
  * One run queue per session: prompts, tasks and compactions all join it, and the session runs
  * one job at a time, in arrival order. The next job starts in the same tick the previous one
  * ends, so nothing polls and nothing can slip in between. A job aborted while it waits leaves
- * the queue at once.
+ * the queue at once. Task runs carry their task's seq (`order`) and keep that order among
+ * themselves, even when they reach the queue in another order: a task run still waiting for the
+ * session's lease (several nodes) steps back for an earlier task that arrives behind it, which
+ * the lease would otherwise wait for.
  */
 import { ClawError } from "../core/errors.js";
 import { LOCAL_GATE, type SessionGate } from "./session-gate.js";
@@ -13,6 +16,8 @@ export interface Job {
   readonly kind: "agent" | "compact";
   readonly runId: string;
   readonly taskId?: string;
+  /** A task run's place among its session's tasks (the task's seq); lower goes first. */
+  readonly order?: number;
   /** Aborting it cancels the job, waiting or running. */
   readonly controller: AbortController;
   /** Agent jobs: the run's result, for callers that join it (steer, follow_up). */
@@ -23,9 +28,23 @@ export interface Job {
   drop(reason: ClawError): void;
 }
 
+interface Active {
+  job: Job;
+  done: Promise<void>;
+  /** True once the gate admitted it (at once with the local gate). */
+  admitted: boolean;
+  /** Aborting it makes a job still waiting at the gate step back into the queue. */
+  stepBack?: AbortController;
+}
+
 interface Lane {
-  active?: { job: Job; done: Promise<void> };
+  active?: Active;
   waiting: Job[];
+}
+
+/** True when `a` must start before `b` (both task runs, `a` accepted first). */
+function before(a: Job, b: Job): boolean {
+  return a.order !== undefined && b.order !== undefined && a.order < b.order;
 }
 
 /** Holds every session's lane. */
@@ -45,15 +64,9 @@ export class RunScheduler {
       this.begin(sessionId, lane, job);
       return "started";
     }
-    lane.waiting.push(job);
-    const onAbort = () => {
-      const i = lane.waiting.indexOf(job);
-      if (i < 0) return;
-      lane.waiting.splice(i, 1);
-      job.drop(new ClawError("cancelled", "cancelled before it started"));
-    };
-    if (job.controller.signal.aborted) onAbort();
-    else job.controller.signal.addEventListener("abort", onAbort, { once: true });
+    this.enqueue(lane, job);
+    const active = lane.active;
+    if (!active.admitted && before(job, active.job)) active.stepBack?.abort();
     return "queued";
   }
 
@@ -67,9 +80,16 @@ export class RunScheduler {
     return this.lanes.get(sessionId)?.active?.job;
   }
 
-  /** Jobs waiting behind the active one. */
-  waiting(sessionId: string): number {
-    return this.lanes.get(sessionId)?.waiting.length ?? 0;
+  /** The session's active job once it runs (with several nodes: once it holds the session's lease). */
+  running(sessionId: string): Job | undefined {
+    const active = this.lanes.get(sessionId)?.active;
+    return active?.admitted ? active.job : undefined;
+  }
+
+  /** Jobs waiting behind the active one (of `kind` only, when given). */
+  waiting(sessionId: string, kind?: Job["kind"]): number {
+    const waiting = this.lanes.get(sessionId)?.waiting ?? [];
+    return kind === undefined ? waiting.length : waiting.filter((j) => j.kind === kind).length;
   }
 
   /** Sessions with an active job. */
@@ -104,8 +124,22 @@ export class RunScheduler {
     await Promise.allSettled(done);
   }
 
+  /** Puts `job` in the lane's queue: behind everything, except task runs accepted after it. */
+  private enqueue(lane: Lane, job: Job): void {
+    const later = lane.waiting.findIndex((w) => before(job, w));
+    lane.waiting.splice(later < 0 ? lane.waiting.length : later, 0, job);
+    const onAbort = () => {
+      const i = lane.waiting.indexOf(job);
+      if (i < 0) return;
+      lane.waiting.splice(i, 1);
+      job.drop(new ClawError("cancelled", "cancelled before it started"));
+    };
+    if (job.controller.signal.aborted) onAbort();
+    else job.controller.signal.addEventListener("abort", onAbort, { once: true });
+  }
+
   private begin(sessionId: string, lane: Lane, job: Job): void {
-    const entry = { job, done: Promise.resolve() };
+    const entry: Active = { job, done: Promise.resolve(), admitted: this.gate === LOCAL_GATE };
     lane.active = entry;
     const settle = () => {
       if (lane.active === entry) lane.active = undefined;
@@ -117,19 +151,25 @@ export class RunScheduler {
     }
     // Another node may be running this session: the job holds the lane (this node's later jobs
     // wait behind it) while it waits for the session's lease, and gives the lease back at its end.
-    const signal = job.controller.signal;
+    const stepBack = new AbortController();
+    entry.stepBack = stepBack;
     entry.done = this.gate
-      .enter(sessionId, signal)
+      .enter(sessionId, AbortSignal.any([job.controller.signal, stepBack.signal]), job.order)
       .then(
-        () =>
-          job.start().finally(() => {
+        () => {
+          entry.admitted = true;
+          return job.start().finally(() => {
             // Not awaited: the lane is free as soon as the job ends (an abort then finds nothing
             // to abort), and the gate orders this release before the node's next take. A lease
             // not given back lapses by itself.
             this.gate.leave(sessionId).catch(() => {});
-          }),
-        (err: unknown) =>
-          job.drop(err instanceof ClawError ? err : new ClawError("cancelled", "cancelled before it started")),
+          });
+        },
+        (err: unknown) => {
+          // An earlier task arrived behind it: back into the queue, after that one.
+          if (stepBack.signal.aborted && !job.controller.signal.aborted && !this.closing) this.enqueue(lane, job);
+          else job.drop(err instanceof ClawError ? err : new ClawError("cancelled", "cancelled before it started"));
+        },
       )
       .finally(settle);
   }

@@ -34,6 +34,7 @@ export function bashExecutor(
         return await runBashTool(bash, call.name, call.arguments, {
           signal,
           contextEnv: { ...contextEnv },
+          bus: contextEnv.CLAW_BUS,
           ...(live ? { onOutput: (stream, chunk) => live.push(stream, chunk) } : {}),
         });
       } finally {

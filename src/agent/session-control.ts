@@ -4,7 +4,9 @@
  * balancer is passed to the run's node over the `nodes` bus, which every node follows (on
  * PostgreSQL the bus reaches all of them); the answer comes back the same way once the run has
  * stopped. Requests and answers are ordinary bus events, so a lost notification costs latency
- * (the bus catches up from its table), never the request.
+ * (the bus catches up from its table), never the request. The bus is reserved (only the
+ * server's own services write it), and a request is acted on only when the database says its
+ * sender is a live node and the run is this node's: an event is never trusted on its own.
  */
 import { randomUUID } from "node:crypto";
 import type { BusService } from "../bus/bus-service.js";
@@ -27,11 +29,13 @@ export class SessionControl {
   /**
    * @param abortLocal Aborts the session's run `runId` here and resolves, once it has stopped,
    *   to whether it was running.
+   * @param isLiveNode Asks the database whether `node` is a live node (the sender of a request).
    */
   constructor(
     private readonly bus: BusService,
     private readonly node: string,
     private readonly abortLocal: (sessionId: string, runId: string) => Promise<boolean>,
+    private readonly isLiveNode: (node: string) => Promise<boolean>,
   ) {}
 
   /** Starts following the `nodes` bus. */
@@ -82,11 +86,15 @@ export class SessionControl {
       return; // not ours: anyone holding the token may publish on any bus
     }
     if (msg?.type === "run_aborted" && msg.to === this.node) this.answers.get(msg.requestId)?.(msg.aborted === true);
-    if (msg?.type === "abort_run" && msg.node === this.node && typeof msg.sessionId === "string")
-      void this.abortLocal(msg.sessionId, String(msg.runId)).then(
-        (aborted) => this.answer(msg as Request, aborted),
-        () => this.answer(msg as Request, false),
-      );
+    if (msg?.type === "abort_run" && msg.node === this.node && typeof msg.sessionId === "string") {
+      const req = msg;
+      void this.isLiveNode(String(req.from))
+        .then((live) => (live ? this.abortLocal(req.sessionId, String(req.runId)) : false))
+        .then(
+          (aborted) => this.answer(req, aborted),
+          () => this.answer(req, false),
+        );
+    }
   }
 
   private answer(req: Request, aborted: boolean): void {

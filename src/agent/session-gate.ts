@@ -3,7 +3,9 @@
  * runs a session's jobs one at a time; before a job starts, the node also takes the session's
  * lease in the database, and gives it back when the job ends. A lease names its node and expires
  * unless renewed (the node heartbeat renews all of its own), so a node that dies holds no
- * session longer than the lease time. On a SQLite file the single-writer lock already makes the
+ * session longer than the lease time. A task's run also waits, in the same statement, until
+ * every earlier task of its session has ended (its end recorded): tasks sent to different nodes
+ * start in the order they were accepted, never one before the previous one's end. On a SQLite file the single-writer lock already makes the
  * process the only runner: the local gate admits at once and costs nothing.
  */
 import { ClawError } from "../core/errors.js";
@@ -11,19 +13,26 @@ import type { Sql } from "../store/sql.js";
 
 /** Admits a session's next job, across nodes. */
 export interface SessionGate {
-  /** Resolves when this node holds `sessionId`'s lease; rejects `cancelled` when `signal` aborts first. */
-  enter(sessionId: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves when this node holds `sessionId`'s lease; rejects `cancelled` when `signal` aborts
+   * first. With `order` (a task's seq), not before every earlier run task of the session has
+   * ended.
+   */
+  enter(sessionId: string, signal: AbortSignal, order?: number): Promise<void>;
   /** Gives the lease back (a no-op when it is not held). */
   leave(sessionId: string): Promise<void>;
-  /** Extends every lease this node holds (the node heartbeat calls it). */
-  renew(): Promise<void>;
+  /**
+   * Extends every lease this node holds (the node heartbeat calls it); resolves to the sessions
+   * whose lease this node held but lost (it lapsed, or another node took it).
+   */
+  renew(): Promise<string[]>;
 }
 
 /** One process, one runner: nothing to wait for. */
 export const LOCAL_GATE: SessionGate = {
   enter: async () => {},
   leave: async () => {},
-  renew: async () => {},
+  renew: async () => [],
 };
 
 /** First and longest wait between two tries at a lease another node holds. */
@@ -34,6 +43,8 @@ const MAX_RETRY_MS = 200;
 export class LeaseGate implements SessionGate {
   /** Per session, this node's last release still under way: the next take waits for it. */
   private readonly releasing = new Map<string, Promise<void>>();
+  /** Sessions whose lease this node took and has not given back. */
+  private readonly held = new Set<string>();
 
   constructor(
     private readonly sql: Sql,
@@ -41,16 +52,20 @@ export class LeaseGate implements SessionGate {
     private readonly leaseMs: number,
   ) {}
 
-  async enter(sessionId: string, signal: AbortSignal): Promise<void> {
+  async enter(sessionId: string, signal: AbortSignal, order?: number): Promise<void> {
     await this.releasing.get(sessionId); // an earlier release must never delete a newer take
     for (let wait = FIRST_RETRY_MS; ; wait = Math.min(MAX_RETRY_MS, wait * 2)) {
       if (signal.aborted) throw new ClawError("cancelled", "cancelled before it started");
-      if (await this.tryTake(sessionId)) return;
+      if (await this.tryTake(sessionId, order)) {
+        this.held.add(sessionId);
+        return;
+      }
       await sleep(wait, signal);
     }
   }
 
   leave(sessionId: string): Promise<void> {
+    this.held.delete(sessionId);
     const done = (this.releasing.get(sessionId) ?? Promise.resolve())
       .then(() => this.sql.run("DELETE FROM session_leases WHERE session_id = ? AND node = ?", [sessionId, this.node]))
       .then(() => {});
@@ -62,21 +77,38 @@ export class LeaseGate implements SessionGate {
     return done;
   }
 
-  async renew(): Promise<void> {
-    await this.sql.run("UPDATE session_leases SET expires_at = ? WHERE node = ?", [
-      Date.now() + this.leaseMs,
-      this.node,
-    ]);
+  async renew(): Promise<string[]> {
+    // Only a lease still valid is extended: one that lapsed (this node was paused or cut off
+    // past it) may have been given up already, and its run must stop, not carry on.
+    const now = Date.now();
+    const rows = await this.sql.all<{ session_id: string }>(
+      "UPDATE session_leases SET expires_at = ? WHERE node = ? AND expires_at >= ? RETURNING session_id",
+      [now + this.leaseMs, this.node, now],
+    );
+    const renewed = new Set(rows.map((r) => r.session_id));
+    return [...this.held].filter((id) => !renewed.has(id));
   }
 
-  /** Takes the lease when it is free, expired, or already this node's. */
-  private async tryTake(sessionId: string): Promise<boolean> {
+  /**
+   * Takes the lease when it is free, expired, or already this node's, and (with `order`) no
+   * earlier run task of the session is still queued or running: one statement either way.
+   */
+  private async tryTake(sessionId: string, order?: number): Promise<boolean> {
     const now = Date.now();
+    const take =
+      order === undefined
+        ? { sql: "VALUES (?, ?, ?)", params: [sessionId, this.node, now + this.leaseMs] }
+        : {
+            sql: `SELECT ?, ?, CAST(? AS BIGINT) WHERE NOT EXISTS (
+                    SELECT 1 FROM tasks WHERE session_id = ? AND kind = 'run'
+                       AND status IN ('todo', 'in_progress') AND seq < ?)`,
+            params: [sessionId, this.node, now + this.leaseMs, sessionId, order],
+          };
     const { changes } = await this.sql.run(
-      `INSERT INTO session_leases (session_id, node, expires_at) VALUES (?, ?, ?)
+      `INSERT INTO session_leases (session_id, node, expires_at) ${take.sql}
          ON CONFLICT (session_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at
          WHERE session_leases.expires_at < ? OR session_leases.node = excluded.node`,
-      [sessionId, this.node, now + this.leaseMs, now],
+      [...take.params, now],
     );
     return changes === 1;
   }

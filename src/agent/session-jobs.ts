@@ -29,6 +29,11 @@ import { zeroUsage } from "./usage.js";
 /** Options of `SessionService.run`. */
 export interface RunOptions {
   taskId?: string;
+  /**
+   * The run's place among the session's tasks (its task's seq): on several nodes a task run
+   * starts only once every earlier task of its session has ended, wherever it was sent.
+   */
+  order?: number;
   /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
   signal?: AbortSignal;
   /** Awaited when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
@@ -93,6 +98,7 @@ export function runJob(
     kind: "agent",
     runId,
     taskId: opts.taskId,
+    order: opts.order,
     controller,
     result: caller.promise,
     drop,

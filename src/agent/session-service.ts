@@ -19,6 +19,7 @@ import type { ScopedTokens } from "../access/scoped-tokens.js";
 import type { BashRunner } from "../bash/bash-runner.js";
 import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusService } from "../bus/bus-service.js";
+import { assertWritableBus } from "../bus/reserved-buses.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError } from "../core/errors.js";
 import { liveNodes } from "../nodes/owners.js";
@@ -90,7 +91,12 @@ export class SessionService {
     this.gate = deps.sql.dialect === "postgres" ? new LeaseGate(deps.sql, deps.node, deps.leaseMs) : LOCAL_GATE;
     this.scheduler = new RunScheduler(this.gate);
     if (deps.sql.dialect === "postgres")
-      this.control = new SessionControl(deps.bus, deps.node, (sessionId, runId) => this.abortHere(sessionId, runId));
+      this.control = new SessionControl(
+        deps.bus,
+        deps.node,
+        (sessionId, runId) => this.abortHere(sessionId, runId),
+        async (node) => node !== deps.node && (await liveNodes(deps.sql, deps.node)).includes(node),
+      );
     this.model = new ModelCaller(deps.config.log);
   }
 
@@ -108,7 +114,14 @@ export class SessionService {
    * recovers the runs and queued prompts of nodes that are gone.
    */
   async recoverLostWork(): Promise<void> {
-    await this.gate.renew();
+    for (const sessionId of await this.gate.renew()) {
+      // Lost while running here (this node was paused or cut off past its lease): the run stops
+      // and its bash is killed; its writes were already refused (fenced messages).
+      const job = this.scheduler.running(sessionId);
+      if (!job) continue;
+      this.deps.config.log(`tsclaw: session ${sessionId}: this node lost its lease; run ${job.runId} stopped`);
+      job.controller.abort();
+    }
     await this.recover(false);
   }
 
@@ -140,6 +153,7 @@ export class SessionService {
 
   /** Resolves to the session of `sessionKey` when it exists, else creates one (inside `q`'s transaction when given). */
   async ensure(args: EnsureSessionArgs = {}, q?: Sql): Promise<Session> {
+    if (args.bus !== undefined) assertWritableBus(args.bus, "a session's bus");
     if (args.sessionKey !== undefined) {
       const existing = await this.store.find({ sessionKey: args.sessionKey }, q);
       if (existing) return existing;
@@ -212,11 +226,14 @@ export class SessionService {
 
   /**
    * What the session is doing now and what waits. A run on another node is reported from the
-   * runs table; `queuedRuns` counts the jobs waiting on this node.
+   * runs table. `queuedRuns` counts the runs waiting: on one process its queue; with several
+   * nodes, what waits on any of them (the session's queued run tasks and prompts, from the
+   * database, and this node's waiting compactions, which live in its memory only).
    */
   async state(sessionId: string): Promise<SessionRunState> {
     const pending = await this.store.queue.counts(sessionId);
-    const job = this.scheduler.active(sessionId);
+    // A job here still waiting for the session's lease is not running: another node's run is.
+    const job = this.scheduler.running(sessionId);
     const remote = job ? undefined : (await remoteRuns(this.deps.sql, this.deps.node, [sessionId]))[0];
     const active = job ?? (remote && { kind: remote.kind, runId: remote.runId, taskId: remote.taskId ?? undefined });
     return {
@@ -225,7 +242,12 @@ export class SessionService {
       currentRunId: active?.runId ?? null,
       currentTaskId: active?.taskId ?? null,
       pending,
-      queuedRuns: this.scheduler.waiting(sessionId),
+      queuedRuns:
+        this.deps.sql.dialect === "postgres"
+          ? (await this.store.queuedRunTasks(sessionId)) +
+            pending.prompts +
+            this.scheduler.waiting(sessionId, "compact")
+          : this.scheduler.waiting(sessionId),
     };
   }
 
@@ -346,6 +368,8 @@ export class SessionService {
 
   private newSession(args: EnsureSessionArgs): Session {
     const { config } = this.deps;
+    // The session's events go to its bus: never one of the server's own.
+    if (args.bus !== undefined) assertWritableBus(args.bus, "a session's bus");
     const provider = args.provider ?? config.provider;
     checkKnownProvider(config, provider);
     const now = Date.now();

@@ -10,6 +10,7 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { ClawError } from "../core/errors.js";
 import { ownerGone } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import { itemMessage } from "./output-items.js";
@@ -84,6 +85,11 @@ const S = {
   // one active run at a time).
   insertMessage: `INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at)
     SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?
+    RETURNING ${MESSAGE_COLUMNS}`,
+  /** insertMessage, written only while `node` holds the session's unexpired lease (several nodes). */
+  insertFencedMessage: `INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at)
+    SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?
+    HAVING EXISTS (SELECT 1 FROM session_leases WHERE session_id = ? AND node = ? AND expires_at >= ?)
     RETURNING ${MESSAGE_COLUMNS}`,
   copyMessage:
     "INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -223,9 +229,13 @@ export class SessionStore {
 
   /** Appends a message at the session's next seq; returns it as stored. */
   async append(sessionId: string, m: NewMessage, q?: Sql): Promise<Message> {
+    // With several nodes a run's messages are fenced: written only while this node still holds
+    // the session's lease, in the same statement, so a node paused past its lease cannot write
+    // into the turn of a run another node has started since.
+    const fenced = this.sql.dialect === "postgres" && typeof m.runId === "string";
     const write = async (t: Sql) => {
       const createdAt = Date.now();
-      const row = await t.get<MessageRow>(S.insertMessage, [
+      const row = await t.get<MessageRow>(fenced ? S.insertFencedMessage : S.insertMessage, [
         newMessageId(),
         sessionId,
         m.runId,
@@ -240,7 +250,14 @@ export class SessionStore {
         flag(m.refusal),
         createdAt,
         sessionId,
+        ...(fenced ? [sessionId, this.node, createdAt] : []),
       ]);
+      if (!row)
+        throw new ClawError(
+          "lease_lost",
+          `node ${this.node} no longer holds the lease of session ${sessionId}: run ${m.runId} stopped, nothing more of it is written`,
+          { sessionId, runId: m.runId, node: this.node },
+        );
       await t.run(S.touch, [createdAt, sessionId]);
       return toMessage(row!);
     };
@@ -302,6 +319,15 @@ export class SessionStore {
   /** Agent runs, tokens and cost over every run (compactions' tokens included). */
   async runStats(sessionId: string): Promise<RunTotals> {
     return (await this.sql.get<RunTotals>(S.runStats, [sessionId]))!;
+  }
+
+  /** The session's run tasks still queued (`todo`), whichever node they wait on. */
+  async queuedRunTasks(sessionId: string): Promise<number> {
+    const row = await this.sql.get<{ n: number | string }>(
+      "SELECT COUNT(*) AS n FROM tasks WHERE session_id = ? AND kind = 'run' AND status = 'todo'",
+      [sessionId],
+    );
+    return Number(row?.n ?? 0);
   }
 
   /** Runs left "running" by a gone node (a dead process, a lost node) end as errors. */

@@ -5,6 +5,7 @@
  */
 import { isAscii } from "node:buffer";
 import type { BusService } from "../bus/bus-service.js";
+import { assertWritableBus } from "../bus/reserved-buses.js";
 import { ClawError, toClawError } from "../core/errors.js";
 import type { BashRequest, EventSpec } from "./bash-schema.js";
 import { LineSplitter } from "./line-splitter.js";
@@ -29,7 +30,8 @@ const WIDEST = { stdoutLineEvent: "", stderrLineEvent: "", exitEvent: 255, timeo
 
 /**
  * Compiles the event specs of `req`; a template whose event cannot fit `limit` bytes even with
- * the smallest value is `invalid_args`, so the script never starts.
+ * the smallest value is `invalid_args`, and a reserved bus is `bus_reserved`, so the script
+ * never starts.
  */
 export function prepareEvents(req: BashRequest, limit: number, defaultBus: string): PreparedEvents {
   const prepare = (field: keyof typeof WIDEST, spec: EventSpec | undefined): PreparedEvent | undefined => {
@@ -44,7 +46,9 @@ export function prepareEvents(req: BashRequest, limit: number, defaultBus: strin
         limit,
       });
     }
-    return { bus: spec.bus ?? defaultBus, template };
+    const bus = spec.bus ?? defaultBus;
+    assertWritableBus(bus, `the bash call's ${field}.bus`);
+    return { bus, template };
   };
   return {
     stdoutLine: prepare("stdoutLineEvent", req.stdoutLineEvent),

@@ -78,8 +78,10 @@ export interface TransportGate {
   readonly tokens: Pick<ScopedTokens, "resolve">;
   /** The stream tickets: `consume(ticket)` lets one GET stream in. */
   readonly tickets: Pick<StreamTickets, "consume">;
-  /** The error writes get once the database files were lost (`/health` answers it), else undefined. */
+  /** The error writes get once the database files were lost, else undefined. */
   storageError(): ClawError | undefined;
+  /** Asks the storage whether it can store now (PostgreSQL: a bounded query): the error `/health` answers, else undefined. */
+  storageHealth(): Promise<ClawError | undefined>;
 }
 
 /** Names of the stream operations. */
@@ -96,7 +98,10 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const sql = store.sql;
   // Files that can be deleted under a running server: SQLite's. A PostgreSQL outage shows as
   // storage_unavailable from the queries themselves.
-  const storage = new StorageGuard(store.db ? store.path : ":memory:");
+  const storage = new StorageGuard(
+    store.db ? store.path : ":memory:",
+    store.kind === "postgres" ? () => sql.get("SELECT 1 AS one") : undefined,
+  );
   let loaded: Identity | undefined;
   const identity = (): Identity => {
     if (!loaded) throw new ClawError("internal", "the claw is still starting; await claw.ready() first");
@@ -238,6 +243,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
       tokens,
       tickets,
       storageError: () => (storage.lost === undefined ? undefined : storage.error()),
+      storageHealth: () => storage.health(),
     },
     /** @internal Services, for tests that look inside. */
     services,

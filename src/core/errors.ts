@@ -41,6 +41,12 @@ export const ERROR_TABLE = {
     retryable: false,
     meaning: "The `Origin` is not allowed, or a local request used a `Host` that is not a loopback name.",
   },
+  bus_reserved: {
+    status: 403,
+    retryable: false,
+    meaning:
+      "The bus is the server's own (`tasks`, `nodes`, `schedules`, `approvals`): anyone may read or subscribe to it, but only the server writes it. `out`, `trim_bus`, bash event specs and a session's `bus` must name another bus.",
+  },
   unsupported_media_type: {
     status: 415,
     retryable: false,
@@ -146,6 +152,12 @@ export const ERROR_TABLE = {
     status: 409,
     retryable: false,
     meaning: "The call or run was cancelled (the caller went away, `abort`, `cancel_task`).",
+  },
+  lease_lost: {
+    status: 409,
+    retryable: false,
+    meaning:
+      "Several nodes on PostgreSQL: this node no longer holds the session's lease (it was paused or cut off for longer than the lease, and the session's work was given up or taken over), so its run stopped and nothing more of it was written. Check the task (`node_lost`) and run it again if needed.",
   },
   storage_unavailable: {
     status: 503,

@@ -28,7 +28,7 @@ export const bashOp = defineOp({
     stdoutLineEvent: { template: { line: "{payload}" } },
     exitEvent: { template: { exit: "{payload}" } },
   },
-  errors: ["too_many_requests", "cancelled"],
+  errors: ["too_many_requests", "cancelled", "bus_reserved"],
   handle: "bash",
   handler: async (args, { services, signal }) => {
     const { url } = services.config;

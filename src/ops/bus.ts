@@ -4,6 +4,7 @@ import { busNameSchema, DEFAULT_BUS } from "../bus/bus-name.js";
 import { busEventSchema, busInfoSchema, outAckSchema, seqSchema, subscribeArgsSchema } from "../bus/bus-schemas.js";
 import { toBusEvent } from "../bus/bus-service.js";
 import { PAGE_EVENTS } from "../bus/page.js";
+import { assertWritableBus } from "../bus/reserved-buses.js";
 import { defineOp } from "./registry.js";
 import { defineStreamOp } from "./stream-op.js";
 
@@ -26,9 +27,12 @@ export const outOp = defineOp({
     .strict(),
   output: outAckSchema,
   example: { bus: "thebus", payload: { hello: "world" } },
-  errors: ["payload_too_large"],
+  errors: ["payload_too_large", "bus_reserved"],
   handle: "bus.out",
-  handler: (args, { services }) => services.bus.out(args.bus, args.payload),
+  handler: (args, { services }) => {
+    assertWritableBus(args.bus, "out");
+    return services.bus.out(args.bus, args.payload);
+  },
 });
 
 export const readOp = defineOp({
@@ -149,8 +153,12 @@ export const trimBusOp = defineOp({
     }),
   output: z.object({ deleted: z.number().int() }),
   example: { bus: "thebus", keepLast: 1000 },
+  errors: ["bus_reserved"],
   handle: "bus.trim",
-  handler: async (args, { services }) => ({ deleted: await services.bus.trim(args.bus, args) }),
+  handler: async (args, { services }) => {
+    assertWritableBus(args.bus, "trim_bus");
+    return { deleted: await services.bus.trim(args.bus, args) };
+  },
 });
 
 /** Bus operations, in catalog order. */

@@ -45,7 +45,7 @@ export const startSessionOp = defineOp({
     name: "Demo",
     approval: { mode: "rules", rules: [{ match: "\\brm\\b", decision: "ask" }] },
   },
-  errors: ["provider_auth_missing", "invalid_args"],
+  errors: ["provider_auth_missing", "invalid_args", "bus_reserved"],
   handle: "session.start",
   handler: async ({ approval, ...args }, { services }) => {
     const { sessions } = services;

@@ -44,7 +44,7 @@ export const runTaskOp = defineOp({
     sessionKey: "todo-counter",
     idempotencyKey: "count-todos-1",
   },
-  errors: ["provider_auth_missing", "idempotency_conflict"],
+  errors: ["provider_auth_missing", "idempotency_conflict", "bus_reserved"],
   handle: "task.run",
   telemetry: true,
   handler: (args, { services }) => services.tasks.runTask(args),

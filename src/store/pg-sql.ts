@@ -155,7 +155,10 @@ export function unavailable(err: unknown): ClawError | undefined {
     /^(08|53|57P|58)/.test(code) ||
     code === "25006" ||
     /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN)$|^ENOTFOUND$/.test(code) ||
-    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+    code === "57014" || // statement_timeout: the server did not finish in time
+    /Connection terminated|connection timeout|Client has encountered a connection error|Query read timeout|timeout exceeded when trying to connect/i.test(
+      message,
+    );
   if (!lost) return undefined;
   return new ClawError(
     "storage_unavailable",

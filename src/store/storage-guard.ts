@@ -5,12 +5,18 @@
  * remembers each file's device and inode and compares them with what the path names now: before
  * every bus group commit is acknowledged, and every 200 ms for everything else. Once lost it
  * stays lost: writes get `storage_unavailable` and `/health` answers 503 until a restart.
+ * A database server (PostgreSQL) has no files here: `/health` asks it instead, with a probe that
+ * must answer within HEALTH_PROBE_MS, so a load balancer stops sending traffic to a node whose
+ * database is stopped or hung.
  */
 import { statSync } from "node:fs";
 import { ClawError } from "../core/errors.js";
 
 /** How often the files are checked between commits. */
 export const STORAGE_CHECK_MS = 200;
+
+/** How long `/health` waits for the database server's answer before it reports it unavailable. */
+export const HEALTH_PROBE_MS = 2000;
 
 // No "-shm": the database runs in exclusive locking mode, which never uses that file (see
 // db.ts); one left from an older run, or made by someone else, means nothing.
@@ -22,8 +28,14 @@ export class StorageGuard {
   private lostReason: string | undefined;
   private timer?: NodeJS.Timeout;
 
-  /** @param path The database file (absolute), or ":memory:" for a guard that never fails. */
-  constructor(private readonly path: string) {
+  /**
+   * @param path The database file (absolute), or ":memory:" for a guard that never fails.
+   * @param probe Asks a database server whether it answers (PostgreSQL). Default: none
+   */
+  constructor(
+    private readonly path: string,
+    private readonly probe?: () => Promise<unknown>,
+  ) {
     if (path === ":memory:") return;
     this.check();
     this.timer = setInterval(() => this.check(), STORAGE_CHECK_MS);
@@ -73,6 +85,28 @@ export class StorageGuard {
   /** Stats now and throws `storage_unavailable` if storage was lost: call before acknowledging a write. */
   assertIntact(): void {
     if (!this.check()) throw this.error();
+  }
+
+  /**
+   * What `/health` reports: undefined while storage works, else `storage_unavailable` (files
+   * lost, or the database server not answering within HEALTH_PROBE_MS).
+   */
+  async health(): Promise<ClawError | undefined> {
+    if (this.lostReason !== undefined) return this.error();
+    if (!this.probe) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`it did not answer within ${HEALTH_PROBE_MS} ms`), HEALTH_PROBE_MS);
+    });
+    const answered = this.probe().then(
+      () => undefined,
+      (err: unknown) => `${(err as Error)?.message ?? err}`,
+    );
+    const problem = await Promise.race([answered, late]).finally(() => clearTimeout(timer));
+    if (problem === undefined) return undefined;
+    return new ClawError("storage_unavailable", `the database is unavailable: ${problem}; retry later`, {
+      reason: problem,
+    });
   }
 
   /** The error writes get once storage was lost. */

@@ -33,6 +33,8 @@ export interface SessionPort {
     message: string,
     opts?: {
       taskId?: string;
+      /** The task's seq: a session's tasks start in this order, on every node. */
+      order?: number;
       signal?: AbortSignal;
       onStart?: () => boolean | undefined | Promise<boolean | undefined>;
       onEvent?: (event: AgentEvent) => void;

@@ -53,6 +53,7 @@ export class TaskRunner {
     job.done = this.sessions
       .run(task.sessionId, task.prompt ?? "", {
         taskId: task.id,
+        order: task.seq,
         signal: job.controller.signal,
         onStart: async () => {
           job.started = await this.begin(task.id, job);
@@ -78,6 +79,11 @@ export class TaskRunner {
       .finally(() => {
         if (this.jobs.get(task.id) === job) this.jobs.delete(task.id);
       });
+  }
+
+  /** True while the task waits in a session queue here or runs here. */
+  holds(taskId: string): boolean {
+    return this.jobs.has(taskId);
   }
 
   /** True while the task's agent run is active in this process. */

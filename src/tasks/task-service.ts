@@ -115,9 +115,17 @@ export class TaskService {
         (t) => t && this.notifier.changed(t),
         () => {},
       );
-    if (e.status === "cancelled" || e.status === "error") {
+    if ((e.status === "cancelled" || e.status === "error") && this.runner.holds(e.taskId)) {
       // Cancelled, or declared lost, elsewhere: a run of it here stops, a queued one never starts.
-      if (!this.runner.dequeue(e.taskId) && this.runner.isRunning(e.taskId)) void this.runner.stop(e.taskId);
+      // The event only says where to look: the task's record decides (one read, and only on the
+      // node that holds the task).
+      void this.store.find(e.taskId).then(
+        (t) => {
+          if (t?.status !== "cancelled" && t?.status !== "error") return;
+          if (!this.runner.dequeue(t.id) && this.runner.isRunning(t.id)) void this.runner.stop(t.id);
+        },
+        () => {},
+      );
     }
   }
 

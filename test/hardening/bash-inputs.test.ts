@@ -49,6 +49,7 @@ describe("bash inputs the OS refuses", () => {
       const out = await runBashTool(claw.services.bash, "bash", JSON.stringify({ script: "a\0b" }), {
         signal: new AbortController().signal,
         contextEnv: {},
+        bus: "thebus",
       });
       expect(out).toMatchObject({ isError: true, result: { error: { code: "invalid_args" } } });
     } finally {

@@ -105,7 +105,7 @@ describe("bash events are bounded", () => {
       claw.services.bash,
       "bash",
       JSON.stringify({ script: `touch ${marker}`, stdoutLineEvent: { template: ["x".repeat(2000)] } }),
-      { signal: new AbortController().signal, contextEnv: {} },
+      { signal: new AbortController().signal, contextEnv: {}, bus: "thebus" },
     );
     expect(out).toMatchObject({ isError: true, result: { error: { code: "invalid_args" } } });
     expect(existsSync(marker)).toBe(false);

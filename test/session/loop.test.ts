@@ -136,7 +136,7 @@ describe("agent loop", () => {
     });
   });
 
-  it("publishes the model's own stdoutLineEvent to the bus it named", async () => {
+  it("publishes the model's own stdoutLineEvent to its session's bus, which it may name", async () => {
     fake.script(
       callBash({
         script: "printf 'one\\ntwo\\n'",
@@ -144,10 +144,10 @@ describe("agent loop", () => {
       }),
       answer("done"),
     );
-    const s = await claw.session.start({ sessionKey: "lines" });
+    const s = await claw.session.start({ sessionKey: "lines", bus: "agent-lines" });
     const r = await s.prompt({ message: "print two lines" });
     expect(r.status).toBe("completed");
-    const lines = await busPayloads(claw, "agent-lines");
+    const lines = (await busPayloads(claw, "agent-lines")).filter((p) => p.from === "agent");
     expect(lines).toEqual([
       { line: "one", from: "agent" },
       { line: "two", from: "agent" },

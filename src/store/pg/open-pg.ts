@@ -10,6 +10,43 @@ import { migratePg } from "./pg-migrate.js";
 import { checkout } from "./pool-checkout.js";
 import { PreparedNames } from "./prepared-names.js";
 
+/**
+ * How long a connection may take to open, and a statement to answer, before the call fails
+ * with `storage_unavailable` instead of waiting for ever on a hung server; TCP keepalive finds
+ * a dead peer on an idle connection. The defaults suit a database on the same network; the
+ * URL's parameters change them: `connect_timeout` (seconds, as libpq spells it),
+ * `statement_timeout` (ms, enforced by the server) and `query_timeout` (ms, by this client:
+ * what ends a wait on a server that no longer answers at all), `keepalives_idle` (seconds).
+ */
+export const PG_TIMEOUT_DEFAULTS = {
+  connectTimeoutMs: 10_000,
+  statementTimeoutMs: 60_000,
+  queryTimeoutMs: 65_000,
+  keepAliveIdleMs: 10_000,
+} as const;
+
+/** The pool settings of `url`: its timeout parameters, else the defaults. */
+export function pgTimeouts(url: string): Record<string, number | boolean> {
+  let params: URLSearchParams;
+  try {
+    params = new URL(url).searchParams;
+  } catch {
+    params = new URLSearchParams();
+  }
+  const num = (name: string, scale: number, fallback: number) => {
+    const v = Number(params.get(name) ?? Number.NaN);
+    return Number.isFinite(v) && v > 0 ? Math.round(v * scale) : fallback;
+  };
+  const d = PG_TIMEOUT_DEFAULTS;
+  return {
+    connectionTimeoutMillis: num("connect_timeout", 1000, d.connectTimeoutMs),
+    statement_timeout: num("statement_timeout", 1, d.statementTimeoutMs),
+    query_timeout: num("query_timeout", 1, d.queryTimeoutMs),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: num("keepalives_idle", 1000, d.keepAliveIdleMs),
+  };
+}
+
 /** Options of {@link openPg}. */
 export interface OpenPgOptions {
   /** Most pooled connections of this process. Default: 10 */
@@ -40,7 +77,7 @@ export async function openPg(url: string, options: OpenPgOptions = {}): Promise<
   const pg = (await import("pg")).default;
   const where = displayDb(url);
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const config = { connectionString: url, types: numericTypes(pg.types) };
+  const config = { connectionString: url, ...pgTimeouts(url), types: numericTypes(pg.types) };
   const pool = new pg.Pool({ ...config, max: options.maxConnections ?? 10 });
   let closed: Promise<void> | undefined;
   // An idle connection that dies (server restart, network) must not crash the process; once

@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
 import type { BusInfo, EventStore, PendingEvent, RemoteCommit, StoredEvent } from "../event-store.js";
+import { unavailable } from "../pg-sql.js";
 import type { OpenedPg } from "./open-pg.js";
 import { followPg, NOTIFY_CHANNEL } from "./pg-follow.js";
 import { checkout } from "./pool-checkout.js";
@@ -77,7 +78,7 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
   const node = randomUUID().slice(0, 8);
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
 
-  return {
+  return unavailableAsStorage({
     async lastSeq(bus) {
       const row = (await (await named)(HEAD, [bus])).rows[0] as { last_seq: number } | undefined;
       return row?.last_seq ?? 0;
@@ -181,7 +182,24 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
         stop?.();
       };
     },
-  };
+  });
+}
+
+/**
+ * The store with every failure of a lost, refused or hung database turned into
+ * `storage_unavailable` (retryable), as the other statements' executor does: a client of `out`
+ * or `read` learns to retry later, never `internal`.
+ */
+function unavailableAsStorage(store: EventStore): EventStore {
+  const mapped = { ...store };
+  for (const name of ["lastSeq", "append", "read", "list", "trim", "trimAllBefore"] as const) {
+    const fn = store[name] as (...args: unknown[]) => Promise<unknown>;
+    (mapped as Record<string, unknown>)[name] = (...args: unknown[]) =>
+      fn.apply(store, args).catch((err: unknown) => {
+        throw unavailable(err) ?? err;
+      });
+  }
+  return mapped;
 }
 
 /** SQLSTATEs after which a statement that was rolled back as a whole may simply run again. */
