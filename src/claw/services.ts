@@ -10,6 +10,7 @@ import type { CallRegistry } from "../core/call-registry.js";
 import type { Identity } from "../nodes/identity.js";
 import type { NodeService } from "../nodes/node-service.js";
 import type { AnyOpDef } from "../ops/registry.js";
+import type { ScheduleService } from "../schedules/schedule-service.js";
 import type { Db } from "../store/db.js";
 import type { Sql } from "../store/sql.js";
 import type { StorageGuard } from "../store/storage-guard.js";
@@ -31,6 +32,8 @@ export interface Services {
   sessions: SessionService;
   tasks: TaskService;
   memory: MemoryService;
+  /** Schedules, their firings, and this node's scheduler. */
+  schedules: ScheduleService;
   /** Tokens minted for runs and bash calls (handed to their scripts as CLAW_TOKEN). */
   tokens: ScopedTokens;
   /** Single-use tickets for GET streams (`stream_ticket`). */

@@ -15,6 +15,7 @@ const GROUP_TITLES: Record<OpGroup, string> = {
   bash: "Bash",
   session: "Sessions",
   task: "Tasks",
+  schedule: "Schedules",
   continuity: "Continuity and memory",
   meta: "Meta",
 };

@@ -4,6 +4,7 @@ import { busOps } from "./bus.js";
 import { continuityOps } from "./continuity.js";
 import { metaOps } from "./meta.js";
 import { nodeOps } from "./nodes.js";
+import { scheduleOps } from "./schedule.js";
 import { sessionOps } from "./session.js";
 import { taskOps } from "./task.js";
 
@@ -13,6 +14,7 @@ export const OPS = [
   ...bashOps,
   ...sessionOps,
   ...taskOps,
+  ...scheduleOps,
   ...continuityOps,
   ...nodeOps,
   ...metaOps,

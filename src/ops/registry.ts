@@ -37,7 +37,7 @@ export interface OpContext {
 }
 
 /** Group an operation belongs to; /doc is ordered by group. */
-export type OpGroup = "bus" | "bash" | "session" | "task" | "continuity" | "meta";
+export type OpGroup = "bus" | "bash" | "session" | "task" | "schedule" | "continuity" | "meta";
 
 /**
  * How an operation touches the world, declared once per operation and shown as MCP tool

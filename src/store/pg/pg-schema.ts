@@ -13,6 +13,7 @@ import { busTsPg } from "../schema/bus-ts.js";
 import { multiNodeSchema } from "../schema/multi-node.js";
 import { nodesPgSchema } from "../schema/nodes.js";
 import { oneEventIndexPg } from "../schema/one-event-index.js";
+import { schedulesPg } from "../schema/schedules.js";
 
 /** Versions 1–3 of the SQLite schema, as PostgreSQL creates them in one step. */
 const baseSchema = /* sql */ `
@@ -202,6 +203,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 5, sql: multiNodeSchema },
   { version: 6, sql: busTsPg },
   { version: 7, sql: oneEventIndexPg },
+  { version: 8, sql: schedulesPg },
 ];
 
 /** The schema version the PostgreSQL migrations end at. */
