@@ -78,15 +78,17 @@ export class FiringRunner {
     const active = await this.store.active(s.id);
     if (active.some((f) => f.outcome !== "pending")) return;
     const next = active[0];
-    if (!next) return;
-    const jitter = s.spec.jitter !== null && next.kind !== "trigger" ? parseGoDuration(s.spec.jitter)! : 0;
+    if (next) await this.startAfterJitter(s, next.firingAt, next.kind === "trigger");
+  }
+
+  /** Starts pending firing `firingAt` of `s` after a random delay up to its jitter (none for a trigger). */
+  async startAfterJitter(s: ScheduleRecord, firingAt: number, now = false): Promise<void> {
+    const jitter = s.spec.jitter !== null && !now ? parseGoDuration(s.spec.jitter)! : 0;
     const delay = Math.floor(Math.random() * jitter);
-    if (delay <= 0) return this.begin(s, next.firingAt);
+    if (delay <= 0) return this.begin(s, firingAt);
     const timer = setTimeout(() => {
       this.jitters.delete(timer);
-      void this.begin(s, next.firingAt).catch((err) =>
-        this.o.log(`tsclaw: firing of ${s.id} not started: ${String(err)}`),
-      );
+      void this.begin(s, firingAt).catch((err) => this.o.log(`tsclaw: firing of ${s.id} not started: ${String(err)}`));
     }, delay);
     timer.unref();
     this.jitters.add(timer);

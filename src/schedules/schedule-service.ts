@@ -228,8 +228,9 @@ export class ScheduleService {
       reason: "triggered",
       node: this.deps.node,
     };
-    while (!(await this.store.insertFiring({ ...firing, firingAt: at }, at))) at++;
-    const f = (await this.store.firing(id, at))!;
+    // A due time of the same millisecond holds that key: the trigger takes the next free one.
+    let f = await this.store.insertFiring({ ...firing, firingAt: at }, at);
+    while (!f) f = await this.store.insertFiring({ ...firing, firingAt: ++at }, at);
     this.runner.announce(f, s.name);
     await this.runner.kick(s);
     return (await this.store.firing(id, at)) ?? f;

@@ -155,6 +155,16 @@ export class ScheduleStore {
     return (await this.sql.all<ScheduleRow>(text, [...params, limit])).map(toRecord);
   }
 
+  /**
+   * The schedule, locked for this transaction; undefined when it is gone or (PostgreSQL) another
+   * node holds it (it is handling the same due time: this node leaves it to that one).
+   */
+  async lockForClaim(id: string): Promise<ScheduleRecord | undefined> {
+    const lock = this.sql.dialect === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
+    const row = await this.sql.get<ScheduleRow>(`SELECT * FROM schedules WHERE id = ?${lock}`, [id]);
+    return row ? toRecord(row) : undefined;
+  }
+
   /** Schedules a timer must watch: enabled, with a due time. */
   async watched(): Promise<{ id: string; dueAt: number }[]> {
     const rows = await this.sql.all<{ id: string; due_at: number }>(
@@ -215,14 +225,14 @@ export class ScheduleStore {
     else await this.sql.run("UPDATE schedules SET consecutive_failures = consecutive_failures + 1 WHERE id = ?", [id]);
   }
 
-  /** Inserts a firing; false when that due time has one already. */
-  async insertFiring(f: NewFiring, now: number): Promise<boolean> {
-    const r = await this.sql.run(
+  /** Inserts a firing; undefined when that due time has one already. */
+  async insertFiring(f: NewFiring, now: number): Promise<Firing | undefined> {
+    const row = await this.sql.get<FiringRow>(
       `INSERT INTO schedule_firings (schedule_id, firing_at, kind, outcome, reason, node, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
       [f.scheduleId, f.firingAt, f.kind, f.outcome, f.reason, f.node, now],
     );
-    return r.changes === 1;
+    return row ? toFiring(row) : undefined;
   }
 
   async firing(scheduleId: string, firingAt: number): Promise<Firing | undefined> {
@@ -291,11 +301,11 @@ export class ScheduleStore {
     put("started_at", fields.startedAt);
     put("ended_at", fields.endedAt);
     put("overdue_at", fields.overdueAt);
-    const r = await this.sql.run(
-      `UPDATE schedule_firings SET ${sets.join(", ")} WHERE schedule_id = ? AND firing_at = ? AND outcome IN (${from.map(() => "?").join(", ")})`,
+    const row = await this.sql.get<FiringRow>(
+      `UPDATE schedule_firings SET ${sets.join(", ")} WHERE schedule_id = ? AND firing_at = ? AND outcome IN (${from.map(() => "?").join(", ")}) RETURNING *`,
       [...params, scheduleId, firingAt, ...from],
     );
-    return r.changes === 1 ? this.firing(scheduleId, firingAt) : undefined;
+    return row ? toFiring(row) : undefined;
   }
 
   /** Keeps the newest `keep` firings of a schedule (and every one still active). */

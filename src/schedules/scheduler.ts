@@ -34,8 +34,11 @@ export class Scheduler {
   private readonly due = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
-  private ticking: Promise<void> | undefined;
-  private again = false;
+  /** Schedules being handled now (each by one handler at a time). */
+  private readonly inFlight = new Set<string>();
+  private readonly handling = new Set<Promise<void>>();
+  /** Set by `record`: the schedule had no firing active before this claim. */
+  private wasIdle = false;
   private closed = false;
   private unlisten = () => {};
   private readonly startedAt = Date.now();
@@ -84,7 +87,7 @@ export class Scheduler {
   private arm(): void {
     if (this.closed) return;
     let next = Number.POSITIVE_INFINITY;
-    for (const t of this.due.values()) if (t < next) next = t;
+    for (const [id, t] of this.due) if (t < next && !this.inFlight.has(id)) next = t;
     if (next === this.timerAt && this.timer) return;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -94,64 +97,70 @@ export class Scheduler {
     this.timer.unref();
   }
 
-  /** Handles every due schedule, one tick at a time (a tick asked for during one runs after it). */
+  /**
+   * Starts handling every due schedule at once (each one at a time: one that is still being
+   * handled is left out), then re-arms for the next.
+   */
   private tick(): void {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.ticking = this.handleDue()
-      .catch((err) => this.o.log(`tsclaw: schedules: ${String(err)}`))
-      .finally(() => {
-        this.ticking = undefined;
-        if (this.again) {
-          this.again = false;
-          this.tick();
-        } else this.arm();
-      });
-  }
-
-  private async handleDue(): Promise<void> {
     const now = Date.now();
-    const ids = [...this.due].filter(([, t]) => t <= now).map(([id]) => id);
-    for (const id of ids) {
-      if (this.closed) return;
-      try {
-        await this.handle(id, now);
-      } catch (err) {
-        this.o.log(`tsclaw: schedule ${id}: ${String(err)}`);
-        // Retried at the next tick, not in a tight loop.
-        this.due.set(id, Date.now() + 1000);
-      }
+    for (const [id, t] of this.due) {
+      if (t > now || this.inFlight.has(id)) continue;
+      this.inFlight.add(id);
+      const handled = this.handle(id, now)
+        .catch((err) => {
+          this.o.log(`tsclaw: schedule ${id}: ${String(err)}`);
+          if (this.due.has(id)) this.due.set(id, Date.now() + 1000); // retried in a second, not in a tight loop
+        })
+        .finally(() => {
+          this.inFlight.delete(id);
+          this.handling.delete(handled);
+          this.arm();
+        });
+      this.handling.add(handled);
     }
+    this.arm();
   }
 
   /** Claims and records the due times of one schedule that have arrived, then starts what fires. */
   private async handle(id: string, now: number): Promise<void> {
+    if (this.closed) return;
     const claimed = await this.store.tx(async (store) => {
-      const s = await store.find(id);
-      if (!s?.enabled || s.dueAt === null || s.dueAt > now) return { s, written: [] as Firing[] };
+      const s = await store.lockForClaim(id);
+      if (!s?.enabled || s.dueAt === null || s.dueAt > now) return { s, written: [] as Firing[], startNow: undefined };
       const plan = planFirings(s, timetableOf(s), now, this.startedAt - START_GRACE_MS, this.o.historyLimit);
-      if (!(await store.advance(s.id, s.dueAt, plan.nextDue, null))) return { s: await store.find(id), written: [] };
+      if (!(await store.advance(s.id, s.dueAt, plan.nextDue, null)))
+        return { s: undefined, written: [], startNow: undefined };
       s.dueAt = plan.nextDue;
-      return { s, written: await this.record(store, s, plan.firings) };
+      const written = await this.record(store, s, plan.firings);
+      const pending = written.filter((f) => f.outcome === "pending");
+      const alone = pending.length === 1 && written.every((f) => f.outcome !== "failed") && this.wasIdle;
+      return { s, written, startNow: alone ? pending[0]!.firingAt : undefined };
     });
+    if (!claimed.s) {
+      // Gone, or another node holds it to handle the same due times: watch the next one after now.
+      const s = await this.store.find(id);
+      if (s?.dueAt != null && s.dueAt <= now) s.dueAt = timetableOf(s).next(now);
+      this.changed(id, s);
+      return;
+    }
     this.changed(id, claimed.s);
-    if (!claimed.s) return;
     for (const f of claimed.written) {
       this.runner.announce(f, claimed.s.name);
       // Cancelled by this due time (overlap cancel_previous): its work stops, here or on its node.
       if (f.outcome === "failed") await this.runner.cancelWork(f);
     }
-    await this.runner.kick(claimed.s);
+    // The common case (one firing, nothing else active): started without asking the store again.
+    if (claimed.startNow !== undefined) await this.runner.startAfterJitter(claimed.s, claimed.startNow);
+    else await this.runner.kick(claimed.s);
   }
 
   /** Inserts the planned rows, applying the overlap policy to a due firing that finds work still running. */
   private async record(store: ScheduleStore, s: ScheduleRecord, planned: PlannedFiring[]): Promise<Firing[]> {
     const written: Firing[] = [];
     const active = await store.active(s.id);
+    this.wasIdle = active.length === 0;
     const now = Date.now();
     for (const p of planned) {
       let row = p;
@@ -160,8 +169,7 @@ export class Scheduler {
         written.push(...overlap.ended);
         row = overlap.row;
       }
-      if (!(await store.insertFiring({ scheduleId: s.id, node: this.o.node, ...row }, now))) continue;
-      const f = await store.firing(s.id, row.firingAt);
+      const f = await store.insertFiring({ scheduleId: s.id, node: this.o.node, ...row }, now);
       if (!f) continue;
       written.push(f);
       if (f.outcome === "pending") active.push(f);
@@ -209,6 +217,6 @@ export class Scheduler {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.unlisten();
-    await this.ticking;
+    await Promise.all(this.handling);
   }
 }
