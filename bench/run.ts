@@ -33,6 +33,7 @@ const SCENARIOS = [
   "bash",
   "tasks",
   "memory",
+  "schedules",
   "peer-publish",
   "peer-fanout",
   "peer-replay",

@@ -9,6 +9,8 @@ import { href, useRoute } from "./route.js";
 import { forgetToken, saveToken, takeToken } from "./token.js";
 import { BusTail } from "./views/bus-tail.js";
 import { BusesView } from "./views/buses-view.js";
+import { SchedulePage } from "./views/schedule-page.js";
+import { SchedulesView } from "./views/schedules-view.js";
 import { SessionPage } from "./views/session-page.js";
 import { SessionsView } from "./views/sessions-view.js";
 import { TaskPage } from "./views/task-page.js";
@@ -59,6 +61,8 @@ function Views() {
   if (view === "session" && id) return <SessionPage sessionId={id} />;
   if (view === "buses") return <BusesView />;
   if (view === "bus" && id) return <BusTail bus={id} from={route.query.get("from")} />;
+  if (view === "schedules") return <SchedulesView />;
+  if (view === "schedule" && id) return <SchedulePage scheduleId={id} />;
   return <TasksView query={route.query} />;
 }
 
@@ -76,6 +80,7 @@ function Nav({ conn, onForget }: { conn: Connection; onForget: () => void }) {
         {tab("tasks", "Tasks", "task")}
         {tab("sessions", "Sessions", "session")}
         {tab("buses", "Buses", "bus")}
+        {tab("schedules", "Schedules", "schedule")}
       </nav>
       <span class="who" title={`instance ${conn.identity.instance}`}>
         {conn.identity.name} {conn.identity.version} · project {conn.identity.project} · {conn.identity.model}
