@@ -106,9 +106,20 @@ export class FiringRunner {
     if (!started) return;
     await this.store.started(s.id, firingAt);
     this.announce(started, s.name);
-    const work: LocalWork = { schedule: s, firingAt, abort: new AbortController(), done: Promise.resolve() };
-    this.local.set(key(s.id, firingAt), work);
-    this.armDeadline(work, startedAt);
+    this.runStarted(s, started);
+  }
+
+  /** Runs the work of a firing this node recorded `running` (its event already announced or to be). */
+  runStarted(s: ScheduleRecord, f: Firing): void {
+    if (this.closed) return;
+    const work: LocalWork = {
+      schedule: s,
+      firingAt: f.firingAt,
+      abort: new AbortController(),
+      done: Promise.resolve(),
+    };
+    this.local.set(key(s.id, f.firingAt), work);
+    this.armDeadline(work, f.startedAt ?? Date.now());
     work.done = this.run(work).catch((err) => this.o.log(`tsclaw: firing of ${s.id} failed to run: ${String(err)}`));
   }
 

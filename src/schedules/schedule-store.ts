@@ -100,6 +100,8 @@ export interface NewFiring {
   outcome: FiringOutcome;
   reason: string | null;
   node: string | null;
+  /** Set when the firing is recorded `running` at once. */
+  startedAt?: number;
 }
 
 /** Schedules and firings. */
@@ -228,9 +230,9 @@ export class ScheduleStore {
   /** Inserts a firing; undefined when that due time has one already. */
   async insertFiring(f: NewFiring, now: number): Promise<Firing | undefined> {
     const row = await this.sql.get<FiringRow>(
-      `INSERT INTO schedule_firings (schedule_id, firing_at, kind, outcome, reason, node, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
-      [f.scheduleId, f.firingAt, f.kind, f.outcome, f.reason, f.node, now],
+      `INSERT INTO schedule_firings (schedule_id, firing_at, kind, outcome, reason, node, started_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
+      [f.scheduleId, f.firingAt, f.kind, f.outcome, f.reason, f.node, f.startedAt ?? null, now],
     );
     return row ? toFiring(row) : undefined;
   }

@@ -37,8 +37,6 @@ export class Scheduler {
   /** Schedules being handled now (each by one handler at a time). */
   private readonly inFlight = new Set<string>();
   private readonly handling = new Set<Promise<void>>();
-  /** Set by `record`: the schedule had no firing active before this claim. */
-  private wasIdle = false;
   private closed = false;
   private unlisten = () => {};
   private readonly startedAt = Date.now();
@@ -128,15 +126,11 @@ export class Scheduler {
     if (this.closed) return;
     const claimed = await this.store.tx(async (store) => {
       const s = await store.lockForClaim(id);
-      if (!s?.enabled || s.dueAt === null || s.dueAt > now) return { s, written: [] as Firing[], startNow: undefined };
+      if (!s?.enabled || s.dueAt === null || s.dueAt > now) return { s, written: [] as Firing[] };
       const plan = planFirings(s, timetableOf(s), now, this.startedAt - START_GRACE_MS, this.o.historyLimit);
-      if (!(await store.advance(s.id, s.dueAt, plan.nextDue, null)))
-        return { s: undefined, written: [], startNow: undefined };
+      if (!(await store.advance(s.id, s.dueAt, plan.nextDue, null))) return { s: undefined, written: [] };
       s.dueAt = plan.nextDue;
-      const written = await this.record(store, s, plan.firings);
-      const pending = written.filter((f) => f.outcome === "pending");
-      const alone = pending.length === 1 && written.every((f) => f.outcome !== "failed") && this.wasIdle;
-      return { s, written, startNow: alone ? pending[0]!.firingAt : undefined };
+      return { s, ...(await this.record(store, s, plan.firings)) };
     });
     if (!claimed.s) {
       // Gone, or another node holds it to handle the same due times: watch the next one after now.
@@ -151,16 +145,26 @@ export class Scheduler {
       // Cancelled by this due time (overlap cancel_previous): its work stops, here or on its node.
       if (f.outcome === "failed") await this.runner.cancelWork(f);
     }
-    // The common case (one firing, nothing else active): started without asking the store again.
-    if (claimed.startNow !== undefined) await this.runner.startAfterJitter(claimed.s, claimed.startNow);
+    // The common case (one firing, nothing else active, no jitter) was recorded running: its work starts now.
+    if (claimed.started) this.runner.runStarted(claimed.s, claimed.started);
     else await this.runner.kick(claimed.s);
   }
 
-  /** Inserts the planned rows, applying the overlap policy to a due firing that finds work still running. */
-  private async record(store: ScheduleStore, s: ScheduleRecord, planned: PlannedFiring[]): Promise<Firing[]> {
+  /**
+   * Inserts the planned rows, applying the overlap policy to a due firing that finds work still
+   * running. A lone due firing of an idle schedule without jitter is recorded `running` at once
+   * (claimed and started in one transaction: one write and one event less per firing).
+   */
+  private async record(
+    store: ScheduleStore,
+    s: ScheduleRecord,
+    planned: PlannedFiring[],
+  ): Promise<{ written: Firing[]; started?: Firing }> {
     const written: Firing[] = [];
+    let started: Firing | undefined;
     const active = await store.active(s.id);
-    this.wasIdle = active.length === 0;
+    const direct =
+      active.length === 0 && s.spec.jitter === null && planned.filter((p) => p.outcome === "pending").length === 1;
     const now = Date.now();
     for (const p of planned) {
       let row = p;
@@ -169,13 +173,22 @@ export class Scheduler {
         written.push(...overlap.ended);
         row = overlap.row;
       }
-      const f = await store.insertFiring({ scheduleId: s.id, node: this.o.node, ...row }, now);
+      const startNow = direct && row.outcome === "pending";
+      const f = await store.insertFiring(
+        { scheduleId: s.id, node: this.o.node, ...row, ...(startNow ? { outcome: "running", startedAt: now } : {}) },
+        now,
+      );
       if (!f) continue;
       written.push(f);
+      if (startNow) {
+        started = f;
+        await store.started(s.id, f.firingAt);
+      }
       if (f.outcome === "pending") active.push(f);
     }
-    await store.trim(s.id, this.o.historyLimit);
-    return written;
+    // Many rows at once (catch-up after downtime): keep the history bounded now; else a firing's end trims it.
+    if (planned.length > 1) await store.trim(s.id, this.o.historyLimit);
+    return { written, started };
   }
 
   /** A due firing while earlier work runs: skipped, queued (one waits at most), or the earlier work cancelled. */
