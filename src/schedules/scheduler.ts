@@ -124,9 +124,10 @@ export class Scheduler {
   /** Claims and records the due times of one schedule that have arrived, then starts what fires. */
   private async handle(id: string, now: number): Promise<void> {
     if (this.closed) return;
-    const claimed = await this.store.tx(async (store) => {
+    type Claimed = { s: ScheduleRecord | undefined; written: Firing[]; started?: Firing };
+    const claimed = await this.store.tx(async (store): Promise<Claimed> => {
       const s = await store.lockForClaim(id);
-      if (!s?.enabled || s.dueAt === null || s.dueAt > now) return { s, written: [] as Firing[] };
+      if (!s?.enabled || s.dueAt === null || s.dueAt > now) return { s, written: [] };
       const plan = planFirings(s, timetableOf(s), now, this.startedAt - START_GRACE_MS, this.o.historyLimit);
       if (!(await store.advance(s.id, s.dueAt, plan.nextDue, null))) return { s: undefined, written: [] };
       s.dueAt = plan.nextDue;
