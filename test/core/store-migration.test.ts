@@ -88,7 +88,7 @@ it("moves a version-5 database forward to the (bus, ts) index; trim_bus beforeTs
   try {
     const db = claw.services.db;
     expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(7);
+    expect(SCHEMA_VERSION).toBe(8);
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN ${TRIM_BEFORE_SQL}`)
       .all(2, 5002)
@@ -127,7 +127,7 @@ it("moves a version-6 database forward to one event index; the age sweep uses th
   const claw = createClaw({ db: file, project: "m", env: {} });
   try {
     const db = claw.services.db;
-    expect(db.pragma("user_version", { simple: true })).toBe(7);
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
     const indexes = db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name")
       .all();

@@ -124,11 +124,12 @@ test("a database at an older version gets only the steps past it", async () => {
   await query(url, "ALTER TABLE runs DROP COLUMN node");
   await query(url, "ALTER TABLE session_queue DROP COLUMN node");
   await query(url, "DROP INDEX events_bus_ts"); // version 6
+  await dropSchedules(url); // version 8
   await query(url, "UPDATE claw_meta SET value = '3' WHERE key = 'schema_version'");
   const opened = await openPg(url);
   await opened.close();
   expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
-  expect(PG_SCHEMA_VERSION).toBe(7);
+  expect(PG_SCHEMA_VERSION).toBe(8);
   expect(await query(url, "SELECT value FROM meta WHERE key = 'kept'")).toEqual([{ value: "yes" }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM nodes")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM session_leases")).toEqual([{ n: 0 }]);
@@ -140,6 +141,7 @@ test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses 
   const url = await createTestDatabase(server.url);
   await (await openPg(url)).close();
   await query(url, "DROP INDEX events_bus_ts");
+  await dropSchedules(url);
   await query(url, "UPDATE claw_meta SET value = '5' WHERE key = 'schema_version'");
   await query(
     url,
@@ -153,7 +155,7 @@ test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses 
   await query(url, "ANALYZE events");
   const opened = await openPg(url);
   await opened.close();
-  expect(opened.schemaVersion).toBe(7);
+  expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
   const plan = await query<{ "QUERY PLAN": string }>(url, "EXPLAIN DELETE FROM events WHERE bus = 'a' AND ts < 10");
   expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/Index (Only )?Scan using events_bus_ts on events/);
   const again = await openPg(url);
@@ -170,3 +172,11 @@ test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses 
     await again.close();
   }
 });
+
+/** Takes a database back from version 8 (schedules) to 7. */
+async function dropSchedules(url: string): Promise<void> {
+  await query(url, "DROP TABLE schedule_firings");
+  await query(url, "DROP TABLE schedules");
+  await query(url, "ALTER TABLE tasks DROP COLUMN schedule_id");
+  await query(url, "ALTER TABLE tasks DROP COLUMN firing_at");
+}
