@@ -34,6 +34,7 @@ const SCENARIOS = [
   "tasks",
   "session-turn",
   "memory",
+  "schedules",
   "peer-publish",
   "peer-fanout",
   "peer-replay",

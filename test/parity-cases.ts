@@ -195,8 +195,84 @@ export const TASK_CASES: ParityCase[] = [
   },
 ];
 
+export const SCHEDULE_CASES: ParityCase[] = [
+  {
+    name: "schedule_create",
+    op: "schedule_create",
+    args: {
+      name: "parity",
+      when: { cron: "0 9 * * mon-fri", timezone: "Europe/Berlin" },
+      action: { bash: { script: "sleep 5" } },
+    },
+    expect: "ok",
+  },
+  {
+    name: "schedule_create bad timezone",
+    op: "schedule_create",
+    args: { when: { cron: "0 9 * * *", timezone: "Mars/Olympus" }, action: { out: { payload: 1 } } },
+    expect: "invalid_args",
+  },
+  {
+    name: "schedule_get",
+    op: "schedule_get",
+    args: (r) => ({ scheduleId: r.schedule_create.scheduleId }),
+    expect: "ok",
+  },
+  { name: "schedule_get unknown", op: "schedule_get", args: { scheduleId: "sch_missing" }, expect: "not_found" },
+  { name: "schedule_list", op: "schedule_list", args: {}, expect: "ok" },
+  {
+    name: "schedule_update stale",
+    op: "schedule_update",
+    args: (r) => ({ scheduleId: r.schedule_create.scheduleId, expectedVersion: 9, overlap: "queue" }),
+    expect: "version_conflict",
+  },
+  {
+    name: "schedule_update",
+    op: "schedule_update",
+    args: (r) => ({ scheduleId: r.schedule_create.scheduleId, expectedVersion: 1, overlap: "queue", deadline: "10m" }),
+    expect: "ok",
+  },
+  {
+    name: "schedule_pause",
+    op: "schedule_pause",
+    args: (r) => ({ scheduleId: r.schedule_create.scheduleId }),
+    expect: "ok",
+  },
+  {
+    name: "schedule_resume",
+    op: "schedule_resume",
+    args: (r) => ({ scheduleId: r.schedule_create.scheduleId }),
+    expect: "ok",
+  },
+  {
+    name: "schedule_trigger",
+    op: "schedule_trigger",
+    args: (r) => ({ scheduleId: r.schedule_create.scheduleId }),
+    expect: "ok",
+  },
+  {
+    name: "schedule_firings",
+    op: "schedule_firings",
+    args: (r) => ({ scheduleId: r.schedule_create.scheduleId }),
+    expect: "ok",
+  },
+  {
+    name: "schedule_delete",
+    op: "schedule_delete",
+    args: (r) => ({ scheduleId: r.schedule_create.scheduleId }),
+    expect: "ok",
+  },
+];
+
 /** Every case, in order. */
-export const PARITY_CASES: ParityCase[] = [...BUS_CASES, ...BASH_CASES, ...META_CASES, ...SESSION_CASES, ...TASK_CASES];
+export const PARITY_CASES: ParityCase[] = [
+  ...BUS_CASES,
+  ...BASH_CASES,
+  ...META_CASES,
+  ...SESSION_CASES,
+  ...TASK_CASES,
+  ...SCHEDULE_CASES,
+];
 
 /** A case's name. */
 export const caseName = (c: ParityCase): string => c.name ?? c.op;

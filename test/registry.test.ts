@@ -104,6 +104,11 @@ async function prepare(claw: Claw, example: unknown): Promise<unknown> {
     for (const k of ["taskId", "jobId"]) if (k in ex) ex[k] = task.taskId;
     if ("expectedVersion" in ex) ex.expectedVersion = task.version;
   }
+  if ("scheduleId" in ex) {
+    const schedule = await claw.call("schedule_create", { when: { every: "1h" }, action: { out: { payload: 1 } } });
+    ex.scheduleId = schedule.scheduleId;
+    if ("expectedVersion" in ex) ex.expectedVersion = schedule.version;
+  }
   if (typeof ex.sessionId === "string")
     ex.sessionId = ((await claw.call("start_session", { sessionKey: "seeded" })) as any).sessionId;
   if (typeof ex.waitMs === "number") ex.waitMs = Math.min(ex.waitMs, 200);

@@ -9,6 +9,7 @@ import { SessionService } from "../agent/session-service.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { approvalTasks } from "../approvals/approval-tasks.js";
 import { BashRunner } from "../bash/bash-runner.js";
+import type { BashResult } from "../bash/bash-schema.js";
 import { type AppliedSandbox, resolveSandbox, type SandboxMode } from "../bash/sandbox.js";
 import { BusService } from "../bus/bus-service.js";
 import { type ClawConfig, type ClawOptions, resolveConfig } from "../config/claw-config.js";
@@ -30,6 +31,7 @@ import { liveNodes } from "../nodes/owners.js";
 import { type CatalogEntry, catalog } from "../ops/catalog.js";
 import { OPS, type RegisteredOp } from "../ops/index.js";
 import type { Services } from "../ops/registry.js";
+import { ScheduleService } from "../schedules/schedule-service.js";
 import { openStore } from "../store/open-storage.js";
 import { StorageGuard } from "../store/storage-guard.js";
 import { MemoryService } from "../tasks/memory-service.js";
@@ -157,10 +159,35 @@ export function createClaw(options: ClawOptions = {}): Claw {
     nodes.onHeartbeat(async () => {
       await sessions.recoverLostWork();
       await tasks.recoverLostWork();
+      await schedules.recoverLostWork();
       const reaped = bash.reapGoneNodes(identity().instance, await liveNodes(sql, node));
       if (reaped > 0) config.log(`tsclaw: killed ${reaped} bash processes that gone nodes left running here`);
     });
   const memory = new MemoryService({ config, sql });
+  // Firings run their actions as operations (bash and out get the same checks as a caller's call).
+  const schedules = new ScheduleService({
+    sql,
+    bus,
+    node,
+    liveNodes: () => liveNodes(sql, node),
+    maxSchedules: config.limits.maxSchedules,
+    historyLimit: config.limits.scheduleHistory,
+    log: config.log,
+    ports: {
+      runTask: async (action, origin) =>
+        (await tasks.runTask({ ...action, idempotencyKey: `schedule:${origin.scheduleId}:${origin.firingAt}` }, origin))
+          .taskId,
+      taskOutcome: async (taskId) => {
+        const t = await tasks.store.find(taskId);
+        if (!t) return undefined;
+        const hasReceipt = (await tasks.store.receipts(taskId)).length > 0;
+        return { status: t.status, error: t.error, hasReceipt };
+      },
+      cancelTask: async (taskId) => void (await tasks.cancelTask(taskId)),
+      bash: (args, signal) => dispatcher.call("bash", args, { signal }) as Promise<BashResult>,
+      out: async (args) => void (await dispatcher.call("out", args)),
+    },
+  });
   const services: Services = {
     config,
     approvals,
@@ -182,6 +209,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     sessions,
     tasks,
     memory,
+    schedules,
     storage,
     tokens,
     tickets,
@@ -208,6 +236,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     await sessions.start();
     await tasks.start();
     await nodes.start();
+    await schedules.start();
   })();
   dispatcher.startAfter(ready);
 
@@ -252,6 +281,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
       closing ??= (async () => {
         await ready.catch(() => {}); // a start still under way finishes on the open database
         dispatcher.stop(); // aborts waits and bash runs of in-flight calls
+        await schedules.close(); // no timer left; bash firings end (interrupted) while the store is open
         await tasks.close();
         await sessions.close();
         approvals.close();

@@ -77,6 +77,8 @@ const LIMIT_KEYS = Object.keys({
   headerTimeoutMs: true,
   idleTimeoutMs: true,
   maxCallsPerConnection: true,
+  maxSchedules: true,
+  scheduleHistory: true,
 } satisfies Record<keyof ClawLimits, true>) as (keyof ClawLimits)[];
 
 /** Every limit: the given value, else its default. */

@@ -41,6 +41,10 @@ export interface ClawLimits {
   idleTimeoutMs?: number;
   /** Calls in flight on one WebSocket connection (`too_many_requests` beyond). Default: 1024. */
   maxCallsPerConnection?: number;
+  /** Schedules on the database (`limit_reached` beyond). Default: 10 000. */
+  maxSchedules?: number;
+  /** Firings kept per schedule (the newest; older ones are deleted). Default: 1 000. */
+  scheduleHistory?: number;
 }
 
 /** Retry policy of model calls (429, 5xx, network errors; never 401/403). */

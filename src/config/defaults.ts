@@ -26,6 +26,8 @@ export const DEFAULTS = {
   headerTimeoutMs: 10_000,
   idleTimeoutMs: 65_000,
   maxCallsPerConnection: 1024,
+  maxSchedules: 10_000,
+  scheduleHistory: 1000,
   maxTurns: 100,
   /** A node heartbeats every third of its lease; silent for longer, it is not alive. */
   leaseMs: 15_000,

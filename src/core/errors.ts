@@ -60,7 +60,14 @@ export const ERROR_TABLE = {
   version_conflict: {
     status: 409,
     retryable: false,
-    meaning: "`expectedVersion` is stale; nothing changed. Re-read the task (`details.currentVersion`), decide again.",
+    meaning:
+      "`expectedVersion` is stale; nothing changed. Re-read the task or schedule (`details.currentVersion`), decide again.",
+  },
+  limit_reached: {
+    status: 409,
+    retryable: false,
+    meaning:
+      "A configured count limit is reached (`details.limit` names it, `details.max` its value; e.g. `maxSchedules`). Delete something first, or ask the operator to raise the limit.",
   },
   idempotency_conflict: {
     status: 409,

@@ -16,6 +16,7 @@ const GROUP_TITLES: Record<OpGroup, string> = {
   session: "Sessions",
   task: "Tasks",
   approval: "Approvals",
+  schedule: "Schedules",
   continuity: "Continuity and memory",
   meta: "Meta",
 };

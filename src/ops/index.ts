@@ -5,6 +5,7 @@ import { busOps } from "./bus.js";
 import { continuityOps } from "./continuity.js";
 import { metaOps } from "./meta.js";
 import { nodeOps } from "./nodes.js";
+import { scheduleOps } from "./schedule.js";
 import { sessionOps } from "./session.js";
 import { taskOps } from "./task.js";
 
@@ -15,6 +16,7 @@ export const OPS = [
   ...sessionOps,
   ...taskOps,
   ...approvalOps,
+  ...scheduleOps,
   ...continuityOps,
   ...nodeOps,
   ...metaOps,

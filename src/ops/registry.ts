@@ -17,6 +17,7 @@ import type { ErrorCode } from "../core/errors.js";
 import type { OpenedStream, StreamSource } from "../core/stream.js";
 import type { Identity } from "../nodes/identity.js";
 import type { NodeService } from "../nodes/node-service.js";
+import type { ScheduleService } from "../schedules/schedule-service.js";
 import type { Db } from "../store/db.js";
 import type { Sql } from "../store/sql.js";
 import type { StorageGuard } from "../store/storage-guard.js";
@@ -68,6 +69,8 @@ export interface Services {
   /** Approvals of the agent's bash calls (approval_list, approval_get, approval_decide). */
   approvals: ApprovalService;
   memory: MemoryService;
+  /** Schedules, their firings, and this node's scheduler. */
+  schedules: ScheduleService;
   /** Tokens minted for runs and bash calls (handed to their scripts as CLAW_TOKEN). */
   tokens: ScopedTokens;
   /** Single-use tickets for GET streams (`stream_ticket`). */
@@ -81,7 +84,7 @@ export interface Services {
 }
 
 /** Group an operation belongs to; /doc is ordered by group. */
-export type OpGroup = "bus" | "bash" | "session" | "task" | "approval" | "continuity" | "meta";
+export type OpGroup = "bus" | "bash" | "session" | "task" | "approval" | "schedule" | "continuity" | "meta";
 
 /**
  * How an operation touches the world, declared once per operation and shown as MCP tool

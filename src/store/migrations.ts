@@ -10,6 +10,7 @@ import { memorySchema } from "./schema/memory.js";
 import { multiNodeSchema } from "./schema/multi-node.js";
 import { nodesSchema } from "./schema/nodes.js";
 import { oneEventIndexSqlite } from "./schema/one-event-index.js";
+import { schedulesSqlite } from "./schema/schedules.js";
 import { sessionItemsSchema } from "./schema/session-items.js";
 import { sessionSchema } from "./schema/sessions.js";
 import { taskSchema } from "./schema/tasks.js";
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly string[] = [
   busTsSqlite,
   oneEventIndexSqlite,
   approvalsSqlite,
+  schedulesSqlite,
 ];
 
 /** The schema version this build writes. */

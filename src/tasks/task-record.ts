@@ -41,6 +41,9 @@ export interface TaskRecord {
   error: TaskError | null;
   handoff: Handoff | null;
   timeline: TimelineEntry[];
+  /** The schedule whose firing started this task, and that firing's due time. */
+  scheduleId: string | null;
+  firingAt: number | null;
 }
 
 /**
@@ -50,23 +53,24 @@ export interface TaskRecord {
 const RECORD_MATCHES_COLUMNS: FieldsMatchColumns<TaskRecord, Omit<RawTask, "run_node">> = true;
 void RECORD_MATCHES_COLUMNS;
 
-/** Fields of a new task. */
-export type NewTask = Pick<
-  TaskRecord,
-  | "id"
-  | "kind"
-  | "title"
-  | "body"
-  | "prompt"
-  | "sessionKey"
-  | "sessionId"
-  | "project"
-  | "status"
-  | "phase"
-  | "model"
-  | "provider"
-  | "bus"
->;
+/** Fields of a new task (a scheduled one also names its schedule and due time). */
+export type NewTask = Partial<Pick<TaskRecord, "scheduleId" | "firingAt">> &
+  Pick<
+    TaskRecord,
+    | "id"
+    | "kind"
+    | "title"
+    | "body"
+    | "prompt"
+    | "sessionKey"
+    | "sessionId"
+    | "project"
+    | "status"
+    | "phase"
+    | "model"
+    | "provider"
+    | "bus"
+  >;
 
 /** Changeable fields; undefined leaves a field as it is, null clears it. */
 export type TaskPatch = Partial<
@@ -125,5 +129,7 @@ export function fromRaw(r: RawTask): TaskRecord {
     error: parse(r.error),
     handoff: parse(r.handoff),
     timeline: JSON.parse(r.timeline) as TimelineEntry[],
+    scheduleId: r.schedule_id ?? null,
+    firingAt: r.firing_at ?? null,
   };
 }

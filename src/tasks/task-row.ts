@@ -45,6 +45,9 @@ export const TASK_COLUMNS = {
   timeline: text,
   /** The node running the task (several nodes on PostgreSQL): the store's, not the record's. */
   run_node: textOrNull,
+  /** The schedule whose firing created the task, and that firing's due time (scheduled tasks only). */
+  schedule_id: textOrNull,
+  firing_at: intOrNull,
 } as const satisfies Record<string, ColumnDef>;
 
 /** The TypeScript value of a column. */

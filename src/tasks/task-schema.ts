@@ -154,6 +154,8 @@ const taskBase = {
   pollCount: z.number().int().describe("check_task calls so far"),
   error: taskErrorSchema.nullable(),
   handoff: handoffSchema.nullable(),
+  scheduleId: z.string().optional().describe("A scheduled task: the schedule whose firing started it"),
+  firingAt: z.number().nullable().optional().describe("A scheduled task: that firing's due time (epoch ms)"),
 };
 
 /** A task snapshot. `timeline`, `receipts` and `prompt` appear when asked for with `include`. */

@@ -158,8 +158,11 @@ export class TaskService {
     return raceOnce(() => this.store.tx((store) => onceIn(store.sql, scope, key, args, () => create(store))));
   }
 
-  /** run_task: creates the task (once per idempotency key) and queues it on its session. */
-  async runTask(args: RunTaskArgs) {
+  /**
+   * run_task: creates the task (once per idempotency key) and queues it on its session. A
+   * schedule's firing passes `origin`, which the task then carries.
+   */
+  async runTask(args: RunTaskArgs, origin?: { scheduleId: string; firingAt: number }) {
     const { idempotencyKey, ...request } = args;
     const firstLine = request.prompt.split("\n").find((l) => l.trim() !== "") ?? request.prompt;
     // The session is found or made in the same transaction as the task and its key's record.
@@ -180,8 +183,10 @@ export class TaskService {
           model: session.model,
           provider: session.provider,
           bus: session.bus,
+          scheduleId: origin?.scheduleId,
+          firingAt: origin?.firingAt,
         },
-        "created (queued on its session)",
+        origin ? `created by schedule ${origin.scheduleId} (queued on its session)` : "created (queued on its session)",
         this.deps.node,
       );
       // Stored with the task, so its run (here or after a restart) is judged by it.

@@ -30,8 +30,8 @@ import type { Receipt, TaskStatus, TimelineEntry } from "./task-schema.js";
 export type { NewTask, TaskPatch, TaskRecord } from "./task-record.js";
 
 const TASK = "SELECT * FROM tasks WHERE id = ?";
-const INSERT = `INSERT INTO tasks (id, kind, title, body, prompt, session_key, session_id, project, status, phase, version, model, provider, bus, created_at, updated_at, timeline, run_node)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?) RETURNING *`;
+const INSERT = `INSERT INTO tasks (id, kind, title, body, prompt, session_key, session_id, project, status, phase, version, model, provider, bus, created_at, updated_at, timeline, run_node, schedule_id, firing_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`;
 /** Attempts of a change that keeps losing to concurrent writers before it gives up. */
 const CHANGE_ATTEMPTS = 20;
 
@@ -105,6 +105,8 @@ export class TaskStore {
       now,
       JSON.stringify([entry]),
       runNode,
+      t.scheduleId ?? null,
+      t.firingAt ?? null,
     ]);
     return this.accepted(fromRaw(raw!));
   }

@@ -27,6 +27,8 @@ function base(t: TaskRecord, now: number) {
     pollCount: t.pollCount,
     error: t.error,
     handoff: t.handoff,
+    // Only a scheduled task names its schedule (other tasks keep their shape).
+    ...(t.scheduleId !== null ? { scheduleId: t.scheduleId, firingAt: t.firingAt } : {}),
   };
 }
 

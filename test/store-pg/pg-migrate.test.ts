@@ -124,12 +124,13 @@ test("a database at an older version gets only the steps past it", async () => {
   await query(url, "ALTER TABLE runs DROP COLUMN node");
   await query(url, "ALTER TABLE session_queue DROP COLUMN node");
   await query(url, "DROP INDEX events_bus_ts"); // version 6
+  await dropSchedules(url); // version 9
   await query(url, "DROP TABLE approvals; DROP TABLE approval_policies"); // version 8
   await query(url, "UPDATE claw_meta SET value = '3' WHERE key = 'schema_version'");
   const opened = await openPg(url);
   await opened.close();
   expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
-  expect(PG_SCHEMA_VERSION).toBeGreaterThanOrEqual(7);
+  expect(PG_SCHEMA_VERSION).toBe(9);
   expect(await query(url, "SELECT value FROM meta WHERE key = 'kept'")).toEqual([{ value: "yes" }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM nodes")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM session_leases")).toEqual([{ n: 0 }]);
@@ -141,6 +142,7 @@ test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses 
   const url = await createTestDatabase(server.url);
   await (await openPg(url)).close();
   await query(url, "DROP INDEX events_bus_ts");
+  await dropSchedules(url);
   await query(url, "DROP TABLE approvals; DROP TABLE approval_policies"); // version 8
   await query(url, "UPDATE claw_meta SET value = '5' WHERE key = 'schema_version'");
   await query(
@@ -172,3 +174,11 @@ test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses 
     await again.close();
   }
 });
+
+/** Takes a database back from version 8 (schedules) to 7. */
+async function dropSchedules(url: string): Promise<void> {
+  await query(url, "DROP TABLE schedule_firings");
+  await query(url, "DROP TABLE schedules");
+  await query(url, "ALTER TABLE tasks DROP COLUMN schedule_id");
+  await query(url, "ALTER TABLE tasks DROP COLUMN firing_at");
+}

@@ -10,6 +10,8 @@ import { forgetToken, saveToken, takeToken } from "./token.js";
 import { ApprovalsView } from "./views/approvals-view.js";
 import { BusTail } from "./views/bus-tail.js";
 import { BusesView } from "./views/buses-view.js";
+import { SchedulePage } from "./views/schedule-page.js";
+import { SchedulesView } from "./views/schedules-view.js";
 import { SessionPage } from "./views/session-page.js";
 import { SessionsView } from "./views/sessions-view.js";
 import { TaskPage } from "./views/task-page.js";
@@ -61,6 +63,8 @@ function Views() {
   if (view === "buses") return <BusesView />;
   if (view === "approvals") return <ApprovalsView />;
   if (view === "bus" && id) return <BusTail bus={id} from={route.query.get("from")} />;
+  if (view === "schedules") return <SchedulesView />;
+  if (view === "schedule" && id) return <SchedulePage scheduleId={id} />;
   return <TasksView query={route.query} />;
 }
 
@@ -79,6 +83,7 @@ function Nav({ conn, onForget }: { conn: Connection; onForget: () => void }) {
         {tab("sessions", "Sessions", "session")}
         {tab("buses", "Buses", "bus")}
         {tab("approvals", "Approvals", "approval")}
+        {tab("schedules", "Schedules", "schedule")}
       </nav>
       <span class="who" title={`instance ${conn.identity.instance}`}>
         {conn.identity.name} {conn.identity.version} · project {conn.identity.project} · {conn.identity.model}

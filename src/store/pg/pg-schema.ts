@@ -14,6 +14,7 @@ import { busTsPg } from "../schema/bus-ts.js";
 import { multiNodeSchema } from "../schema/multi-node.js";
 import { nodesPgSchema } from "../schema/nodes.js";
 import { oneEventIndexPg } from "../schema/one-event-index.js";
+import { schedulesPg } from "../schema/schedules.js";
 
 /** Versions 1–3 of the SQLite schema, as PostgreSQL creates them in one step. */
 const baseSchema = /* sql */ `
@@ -204,6 +205,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 6, sql: busTsPg },
   { version: 7, sql: oneEventIndexPg },
   { version: 8, sql: approvalsPg },
+  { version: 9, sql: schedulesPg },
 ];
 
 /** The schema version the PostgreSQL migrations end at. */
