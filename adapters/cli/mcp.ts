@@ -7,7 +7,8 @@ import { remoteOf } from "./remote.js";
 /** Help of `tsclaw mcp`. */
 export const MCP_HELP = `Usage: tsclaw mcp [flags]
 
-Speaks the Model Context Protocol on stdin/stdout, for MCP clients that launch a command:
+Speaks the Model Context Protocol on stdin/stdout, for MCP clients that launch a command
+(2026-07-28 and the 2025 revisions; the client's first message picks one):
 every operation is a tool, run_task also runs as an MCP task, and the guide and each task are
 resources. stdout carries the protocol only; diagnostics go to stderr.
 

@@ -33,6 +33,12 @@ export interface McpHttpOptions extends McpServerOptions {
    * (sessions of revision 2025-11-25); 0 keeps streams open to the end. Default: 30000
    */
   pollAfterMs?: number;
+  /**
+   * How long, in ms, a call's answer waits for its client to resume a stream it lost, and how
+   * long a call whose POST stream the client dropped keeps running without a resume before it is
+   * cancelled (a bash killed, its --max-bash slot freed). Default: max(10000, 5 × retryIntervalMs)
+   */
+  resumeGraceMs?: number;
   /** Serve the probe tools of MCP test suites (test_reconnection). Default: false */
   testTools?: boolean;
   /** Largest POST body, in bytes. Default: the claw's limits.maxRequestBytes */
@@ -108,7 +114,9 @@ export class McpHttpMount {
       if (!session) return jsonRpcError(res, 404, -32001, "Session not found; initialize a new one");
       session.lastUsed = performance.now();
       session.streams.claim(req);
-      return session.transport.handleRequest(req, res);
+      if (req.method === "GET" && req.headers["last-event-id"] !== undefined) session.streams.resumed();
+      if (req.method !== "POST") return session.transport.handleRequest(req, res);
+      return this.sessionPost(session, req, res);
     }
     if (req.method !== "POST") {
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
@@ -136,12 +144,42 @@ export class McpHttpMount {
     if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) await transport.close();
   }
 
+  /**
+   * A POST of a session: the calls it carries are watched, so that the client dropping their
+   * stream (a close before the answer) cancels them unless it resumes within the grace.
+   */
+  private async sessionPost(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const limit = this.options.maxBodyBytes ?? this.claw.config.limits.maxRequestBytes;
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req, limit));
+    } catch (err) {
+      if (err instanceof SyntaxError) return jsonRpcError(res, 400, -32700, "Parse error: the body is not JSON");
+      return jsonRpcError(res, 413, -32600, `Request body over ${limit} bytes`);
+    }
+    const ids = (Array.isArray(body) ? body : [body]).flatMap((m) =>
+      m !== null && typeof m === "object" && m.method === "tools/call" && m.id !== undefined ? [m.id] : [],
+    );
+    session.streams.opened(ids);
+    if (ids.length > 0) {
+      res.once("close", () => {
+        if (!res.writableFinished) session.streams.dropped(ids, this.resumeGraceMs());
+      });
+    }
+    return session.transport.handleRequest(req, res, body);
+  }
+
+  /** How long a dropped call's answer is kept for its client to resume; also its grace before it is cancelled. */
+  private resumeGraceMs(): number {
+    return this.options.resumeGraceMs ?? Math.max(10_000, 5 * (this.options.retryIntervalMs ?? 1000));
+  }
+
   private open(): StreamableHTTPServerTransport {
     const retryMs = this.options.retryIntervalMs ?? 1000;
     // A closed call's answer waits this long for its client to reconnect (told to wait retryMs).
     const store = new MemoryEventStore(
       this.options.replayEvents,
-      Math.max(10_000, 5 * retryMs),
+      this.resumeGraceMs(),
       this.options.replayBytes,
       this.replay,
     );
@@ -160,6 +198,7 @@ export class McpHttpMount {
     });
     const streams = new SessionStreams(transport, store, this.options.pollAfterMs ?? DEFAULT_POLL_AFTER_MS);
     transport.onclose = () => {
+      streams.dispose();
       store.close();
       if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
     };

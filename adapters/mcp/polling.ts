@@ -49,6 +49,10 @@ export class SessionStreams implements CallStreams {
   private version: string | undefined;
   /** Calls whose stream was closed and that have sent nothing since. */
   private readonly quiet = new Set<RequestId>();
+  /** Unanswered calls whose POST stream the client dropped: cancelled unless the client resumes. */
+  private readonly orphans = new Map<RequestId, NodeJS.Timeout>();
+  /** Calls not answered yet. */
+  private readonly open = new Set<RequestId>();
 
   constructor(
     private readonly transport: StreamableHTTPServerTransport,
@@ -63,8 +67,57 @@ export class SessionStreams implements CallStreams {
       }
       const related = "id" in message ? message.id : options?.relatedRequestId;
       if (related !== undefined) this.quiet.delete(related);
+      if ("id" in message && message.id !== undefined && ("result" in message || "error" in message))
+        this.settle(message.id);
       return send(message, options);
     };
+  }
+
+  /** Notes calls that just arrived on a POST (they may later be orphaned by a dropped stream). */
+  opened(ids: RequestId[]): void {
+    for (const id of ids) this.open.add(id);
+  }
+
+  /**
+   * The client dropped the POST stream of `ids`: each call still running is cancelled (as by
+   * notifications/cancelled: a bash is killed, its slot freed) unless the client resumes a
+   * stream of the session within `graceMs`. Its answer would wait in the event store only that
+   * long, so a call nobody resumed by then can no longer reach anyone.
+   */
+  dropped(ids: RequestId[], graceMs: number): void {
+    for (const id of ids) {
+      if (!this.open.has(id) || this.orphans.has(id)) continue;
+      const timer = setTimeout(() => {
+        this.orphans.delete(id);
+        const reason = "the client dropped the call's stream and did not resume it";
+        this.transport.onmessage?.({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: id, reason },
+        });
+      }, graceMs);
+      timer.unref();
+      this.orphans.set(id, timer);
+    }
+  }
+
+  /** The client resumed a stream (GET with Last-Event-ID): it is there for its calls. */
+  resumed(): void {
+    for (const timer of this.orphans.values()) clearTimeout(timer);
+    this.orphans.clear();
+  }
+
+  private settle(id: RequestId): void {
+    this.open.delete(id);
+    const timer = this.orphans.get(id);
+    if (timer) clearTimeout(timer);
+    this.orphans.delete(id);
+  }
+
+  /** Stops every pending cancellation (the session is closing). */
+  dispose(): void {
+    this.resumed();
+    this.open.clear();
   }
 
   resumable(): boolean {

@@ -1,12 +1,17 @@
 /**
- * MCP over stdio: a server over a claw on stdin/stdout, or a relay from stdio to a running
- * server's /mcp (two SDK transports joined; messages pass unchanged).
+ * MCP over stdio: a server over a claw on stdin/stdout, both eras (the SDK v2's serveStdio reads
+ * the opening message: `server/discover` or a request with the 2026-07-28 envelope pins the
+ * connection to the modern server, `initialize` to the 2025-era one, as /mcp routes each POST),
+ * or a relay from stdio to a running server's /mcp (two SDK transports joined; messages pass
+ * unchanged).
  */
 import type { Readable, Writable } from "node:stream";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { StdioServerTransport as StdioWire, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Claw } from "../../src/claw/claw.js";
+import { createModernServer } from "./modern-server.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 
 /** The streams to speak on. Default: process.stdin / process.stdout */
@@ -30,11 +35,20 @@ export async function serveMcpStdio(
   options: McpServerOptions = {},
 ): Promise<void> {
   const input = streams.input ?? process.stdin;
-  const transport = new StdioServerTransport(input, streams.output ?? process.stdout);
-  const server = createMcpServer(claw, options);
-  await server.connect(transport);
+  const connection = serveStdio(
+    // The 2025 era stays on the v1 server (its experimental tasks); it has the shape serveStdio
+    // connects (connect, close), which its types name only for v2 servers.
+    ({ era }) =>
+      era === "modern"
+        ? createModernServer(claw, { progressIntervalMs: options.progressIntervalMs })
+        : (createMcpServer(claw, options) as unknown as ReturnType<typeof createModernServer>),
+    {
+      transport: new StdioWire(input, streams.output ?? process.stdout),
+      onerror: (err) => claw.config.log(`tsclaw mcp: ${err.message}`),
+    },
+  );
   await ended(input);
-  await server.close();
+  await connection.close();
 }
 
 /**

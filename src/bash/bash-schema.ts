@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { busNameSchema } from "../bus/bus-name.js";
 import { timeoutToMs } from "../core/duration.js";
-import { jsonDepth, MAX_TEMPLATE_DEPTH } from "./template.js";
+import { jsonDepth } from "../core/json-depth.js";
+import { MAX_TEMPLATE_DEPTH } from "./template.js";
 
 // The OS takes C strings: a NUL byte would cut the script, a variable or the path short.
 const osString = (what: string) => z.string().refine((v) => !v.includes("\0"), `${what} must not contain a NUL byte`);
@@ -23,7 +24,7 @@ export const eventSpecSchema = z
     template: z
       .unknown()
       .refine(
-        (t) => jsonDepth(t) <= MAX_TEMPLATE_DEPTH,
+        (t) => jsonDepth(t, MAX_TEMPLATE_DEPTH) <= MAX_TEMPLATE_DEPTH,
         `a template may be nested at most ${MAX_TEMPLATE_DEPTH} levels deep`,
       )
       .describe(

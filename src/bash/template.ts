@@ -30,21 +30,6 @@ function mapStrings(template: unknown, f: (text: string) => unknown): unknown {
   return template;
 }
 
-/** Nesting depth of a JSON value (a scalar is 0); stops counting past `limit`. */
-export function jsonDepth(value: unknown, limit = MAX_TEMPLATE_DEPTH): number {
-  // Iterative, so a template 100 000 levels deep cannot overflow the stack.
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
-    if (d + 1 > max) max = d + 1;
-    if (max > limit) return max;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
-  }
-  return max;
-}
-
 /** A template compiled for the hot path (one event per output line). */
 export interface CompiledTemplate {
   /** The event's JSON text for `value`. */

@@ -8,6 +8,7 @@
 import { DEFAULTS } from "../config/defaults.js";
 import { type RetentionOptions, validateRetention } from "../config/retention.js";
 import { ClawError } from "../core/errors.js";
+import { jsonDepth } from "../core/json-depth.js";
 import type { BusEvent, BusInfo, OutAck } from "./bus-schemas.js";
 import { CommitQueue } from "./commit-queue.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
@@ -17,6 +18,15 @@ import { type DeliverFn, Subscription } from "./subscription.js";
 
 export type { RetentionOptions } from "../config/retention.js";
 export type { BusEvent, OutAck } from "./bus-schemas.js";
+
+/**
+ * Deepest payload a bus accepts (arrays and objects, `[]` is 1). JSON.stringify recurses and
+ * overflows V8's stack near 4 000 levels (fewer when called deep in a stack), so an event much
+ * deeper than this could be stored yet never answered; clients' parsers give up far earlier
+ * (Ruby's at 100, serde_json's at 128 for the whole message, which wraps the payload in ~6 more
+ * levels). 100 leaves every reader room; real events nest a few levels.
+ */
+export const MAX_PAYLOAD_DEPTH = 100;
 
 /** Bus limits and retention. */
 export interface BusOptions {
@@ -90,8 +100,16 @@ export class BusService {
     return json;
   }
 
-  /** A payload's JSON text; throws `invalid_args` for what has none. */
+  /** A payload's JSON text; throws `invalid_args` for what has none or nests too deep. */
   private stringify(payload: unknown): string {
+    const depth = jsonDepth(payload, MAX_PAYLOAD_DEPTH);
+    if (depth > MAX_PAYLOAD_DEPTH) {
+      const message = `payload is nested more than ${MAX_PAYLOAD_DEPTH} levels deep`;
+      throw new ClawError("invalid_args", `${message}; the limit is ${MAX_PAYLOAD_DEPTH}`, {
+        issues: [{ path: "payload", message }],
+        limit: MAX_PAYLOAD_DEPTH,
+      });
+    }
     let json: string | undefined;
     try {
       json = JSON.stringify(payload);
