@@ -6,9 +6,9 @@
  * a task that still runs is followed here.
  */
 import type { BashResult } from "../bash/bash-schema.js";
-import { parseGoDuration } from "../core/duration.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { StoredEvent } from "../bus/event-store.js";
+import { parseGoDuration } from "../core/duration.js";
 import type { TaskStatus } from "../tasks/task-schema.js";
 import { ACTIONABLE, TERMINAL } from "../tasks/task-status.js";
 import { TASKS_BUS } from "../tasks/tasks-bus.js";
