@@ -42,7 +42,6 @@ const PENDING_SERVICES = new Set([
   "adapters/mcp/progress.ts",
   "adapters/mcp/resources.ts",
   "adapters/mcp/server.ts",
-  "adapters/mcp/ext-tasks.ts",
   "adapters/mcp/modern-server.ts",
   "adapters/mcp/task-listen.ts",
 ]);

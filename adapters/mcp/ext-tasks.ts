@@ -73,27 +73,37 @@ function humanRequest(t: Task): InputRequest {
   };
 }
 
-/**
- * Pending approvals of a task as input requests keyed by approvalId, each a form
- * `{decision: approve|deny, note}`. Durable approvals (`approval_list {taskId, status:
- * "pending"}`) are not part of this build's registry, so there are none: when the operation
- * exists, call it here through `claw.do` and map each approval with `approvalRequest`.
- */
-export async function approvalRequests(claw: Claw, t: Task): Promise<Record<string, InputRequest>> {
-  if (!claw.services.ops.some((op) => op.name === "approval_list")) return {};
-  const r = await claw.do({ op: "approval_list", args: { taskId: t.taskId, status: "pending" } });
-  if (!r.ok) return {};
-  const list = (r.result as { approvals?: { approvalId: string; command?: string; reason?: string }[] }).approvals;
-  return Object.fromEntries((list ?? []).map((a) => [a.approvalId, approvalRequest(a)]));
+/** What an input request shows of a pending approval (`approval_list`'s items). */
+interface PendingApproval {
+  approvalId: string;
+  script: string;
+  cwd?: string;
+  reason: string;
 }
 
-/** The form of one pending approval. */
-export function approvalRequest(a: { command?: string; reason?: string }): InputRequest {
+/**
+ * Pending approvals of a task (`approval_list {taskId, status: "pending"}`) as input requests
+ * keyed by approvalId, each a form `{decision: approve|deny, note}`. Only a task's first page
+ * (50) is asked at once; a run waits on one approval at a time, so there is rarely more than one.
+ */
+export async function approvalRequests(claw: Claw, t: Task): Promise<Record<string, InputRequest>> {
+  if (t.status !== "needs_human" && t.status !== "blocked") return {}; // only a held task waits on one
+  const r = await claw.do(
+    { op: "approval_list", args: { taskId: t.taskId, status: "pending", limit: 50 } },
+    { transport: "mcp" },
+  );
+  if (!r.ok) return {};
+  const list = (r.result as { approvals: PendingApproval[] }).approvals;
+  return Object.fromEntries(list.map((a) => [a.approvalId, approvalRequest(a)]));
+}
+
+/** The form of one pending approval: the command, where it runs, and why it needs a human. */
+export function approvalRequest(a: PendingApproval): InputRequest {
   return {
     method: "elicitation/create",
     params: {
       mode: "form",
-      message: `Approve this command? ${a.command ?? ""}${a.reason ? ` (${a.reason})` : ""}`.trim(),
+      message: `Approve this command? ${a.script}${a.cwd ? ` (in ${a.cwd})` : ""}: it needs approval by ${a.reason}`,
       requestedSchema: {
         type: "object",
         properties: { decision: { type: "string", enum: ["approve", "deny"] }, note: { type: "string" } },
@@ -179,12 +189,8 @@ export async function answerInputs(claw: Claw, t: Task, responses: Record<string
   }
 }
 
-/**
- * Decides one pending approval (`decline`/`cancel` deny). `approval_decide` is not part of
- * this build's registry; when it is, this is the call that reaches it.
- */
+/** Decides one pending approval (`decline`/`cancel` deny) through `approval_decide`. */
 async function decideApproval(claw: Claw, approvalId: string, decision: "approve" | "deny", note: unknown) {
-  if (!claw.services.ops.some((op) => op.name === "approval_decide")) return;
   const args = { approvalId, decision, ...(typeof note === "string" ? { note } : {}) };
   await claw.do({ op: "approval_decide", args }, { transport: "mcp" });
 }
