@@ -77,7 +77,8 @@ export const memoryEntrySchema = z.object({
 /** Inferred from its schema. */
 export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
 
-interface RawMemory {
+/** A memory row as stored. */
+export interface RawMemory {
   id: string;
   text: string;
   tags: string;
@@ -85,7 +86,8 @@ interface RawMemory {
   created_at: number;
 }
 
-function entry(r: RawMemory): MemoryEntry {
+/** A memory row as answered. */
+export function memoryEntryOf(r: RawMemory): MemoryEntry {
   return {
     memoryId: r.id,
     text: r.text,
@@ -96,11 +98,6 @@ function entry(r: RawMemory): MemoryEntry {
 }
 
 const INSERT = "INSERT INTO memory (id, text, project, session_key, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)";
-const RECENT =
-  "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
-const RECENT_OF_SESSION =
-  "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? AND session_key = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
-
 /** Owns memory entries. */
 export class MemoryService {
   private readonly idempotency: IdempotencyStore;
@@ -147,15 +144,5 @@ export class MemoryService {
         score: r.score,
       })),
     };
-  }
-
-  /** Newest entries of a project (and session), for continuity_context. */
-  async recent(project: string, sessionKey: string | undefined, limit: number): Promise<MemoryEntry[]> {
-    const { sql } = this.deps;
-    const rows =
-      sessionKey === undefined
-        ? await sql.all<RawMemory>(RECENT, [project, limit])
-        : await sql.all<RawMemory>(RECENT_OF_SESSION, [project, sessionKey, limit]);
-    return rows.map(entry);
   }
 }

@@ -1,6 +1,6 @@
 /** list_tasks: filters, counts per status, newest first, cursor paging. */
 import { ClawError } from "../core/errors.js";
-import type { Sql, SqlValue } from "../store/sql.js";
+import type { Sql } from "../store/sql.js";
 import { Where } from "../store/where.js";
 import type { ListTasksArgs, ListTasksResult } from "./task-inputs.js";
 import { fromRaw, type TaskRecord } from "./task-record.js";
@@ -45,19 +45,4 @@ export async function listTasks(sql: Sql, args: ListTasksArgs): Promise<ListTask
   const page = more ? rows.slice(0, args.limit) : rows;
   const now = Date.now();
   return { tasks: page.map((t) => toRow(t, now)), counts, nextCursor: more ? `c${page[page.length - 1]!.seq}` : null };
-}
-
-/** Recent handoffs (continuity_context): tasks with a handoff, most recently updated first. */
-export async function recentHandoffs(sql: Sql, project: string, sessionKey: string | undefined, limit: number) {
-  const text = `SELECT * FROM tasks WHERE project = ? AND handoff IS NOT NULL ${sessionKey !== undefined ? "AND session_key = ?" : ""} ORDER BY updated_at DESC, seq DESC LIMIT ?`;
-  const params: SqlValue[] = sessionKey !== undefined ? [project, sessionKey, limit] : [project, limit];
-  return (await sql.all<Parameters<typeof fromRaw>[0]>(text, params)).map(fromRaw).map((t) => ({
-    taskId: t.id,
-    title: t.title,
-    status: t.status,
-    version: t.version,
-    sessionKey: t.sessionKey,
-    handoff: t.handoff!,
-    updatedAt: t.updatedAt,
-  }));
 }

@@ -155,3 +155,30 @@ test("memory_search bounds its query: 4096 characters, only the first 32 words c
   const late = await claw.memory.search({ query: `${words} checkpoint` });
   expect(late.results).toEqual([]);
 });
+
+test("continuity_context: pages of at most maxBytes, continued through nextCursor, nothing lost", async () => {
+  const mib = 1024 * 1024;
+  const texts = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, "0")} ${"n".repeat(mib)}`);
+  for (const text of texts) await claw.memory.add({ text, project: "big" });
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await claw.call("continuity_context", { project: "big", limit: 100, cursor });
+    pages++;
+    expect(page.recentMemory.length).toBeGreaterThan(0); // always progress
+    // Default budget 4 MiB: never more than fits, except a page's single first item.
+    expect(page.recentMemory.reduce((n, m) => n + Buffer.byteLength(m.text), 0)).toBeLessThanOrEqual(4 * mib);
+    seen.push(...page.recentMemory.map((m) => m.text));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages < 50);
+  expect(pages).toBeGreaterThanOrEqual(5);
+  expect(seen).toEqual([...texts].reverse()); // newest first, each once
+  const small = await claw.call("continuity_context", { project: "big", limit: 100, maxBytes: 1024 });
+  expect(small.recentMemory).toHaveLength(1); // one item even when it alone exceeds the budget
+  expect(small.nextCursor).not.toBeNull();
+  const few = await claw.call("continuity_context", { project: "big", limit: 3 });
+  expect(few.recentMemory.map((m) => m.text)).toEqual(texts.slice(-3).reverse());
+  expect(few.nextCursor).toBeNull(); // limit caps each list over all pages
+  await expect(claw.call("continuity_context", { cursor: "nonsense" })).rejects.toMatchObject({ code: "invalid_args" });
+});
