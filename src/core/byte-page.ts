@@ -4,6 +4,7 @@
  * the first item always, whatever its size, so a client always makes progress and no answer
  * needs memory in proportion to what is stored.
  */
+import { z } from "zod";
 
 /** Most bytes of item text in one page by default: 4 MiB. */
 export const PAGE_BYTES = 4 * 1024 * 1024;
@@ -51,3 +52,17 @@ export function fitBytes(
 export function octetsOf(columns: readonly string[]): string {
   return columns.map((c) => `COALESCE(octet_length(${c}), 0)`).join(" + ");
 }
+
+/** Smallest page a client may ask for: 1 KiB. */
+const MIN_PAGE_BYTES = 1024;
+
+/** Optional byte budget of one page, at most the server's page size (4 MiB), which is also the default. */
+export const pageBytesInput = z
+  .number()
+  .int()
+  .min(MIN_PAGE_BYTES)
+  .max(PAGE_BYTES)
+  .default(PAGE_BYTES)
+  .describe(
+    `Most bytes of item text in one page, ${MIN_PAGE_BYTES}-${PAGE_BYTES}; the first item comes whatever its size. Default: ${PAGE_BYTES} (4 MiB, as read)`,
+  );

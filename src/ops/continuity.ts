@@ -1,12 +1,12 @@
 /** Continuity operations: server_identity, continuity_context, memory_add, memory_search. */
 import { z } from "zod";
 import type { Services } from "../claw/services.js";
+import { pageBytesInput } from "../core/byte-page.js";
 import { identitySchema } from "../nodes/identity.js";
 import { continuityPage } from "../tasks/continuity-page.js";
 import { memoryAddInput, memoryEntrySchema, memorySearchInput } from "../tasks/memory-service.js";
 import { handoffSchema, taskRowSchema, taskStatusSchema } from "../tasks/task-schema.js";
 import { toRow } from "../tasks/task-view.js";
-import { pageBytesInput } from "./page-bytes.js";
 import { defineOp } from "./registry.js";
 
 const serverIdentitySchema = identitySchema.extend({

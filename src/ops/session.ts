@@ -18,7 +18,7 @@ import {
   usageSchema,
   withRef,
 } from "../agent/session-schemas.js";
-import { pageBytesInput } from "./page-bytes.js";
+import { pageBytesInput } from "../core/byte-page.js";
 import { defineOp } from "./registry.js";
 
 const messageText = z.string().min(1).describe("The user's message");

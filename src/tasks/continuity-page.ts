@@ -9,6 +9,7 @@ import { octetsOf, PageBudget } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import { type MemoryEntry, memoryEntryOf, type RawMemory } from "./memory-service.js";
+import { ROW_TEXT } from "./task-list.js";
 import { fromRaw, type TaskRecord } from "./task-record.js";
 import { OPEN } from "./task-status.js";
 
@@ -123,7 +124,7 @@ export async function continuityPage(
       where: `${scope} AND status IN (${OPEN.map(() => "?").join(", ")})`,
       params: [...params, ...OPEN],
       keys: ["seq"],
-      size: octetsOf(["title", "latest_update", "summary", "error", "handoff"]),
+      size: octetsOf(ROW_TEXT),
       columns: "*",
     },
     cursor.t,

@@ -182,3 +182,33 @@ test("continuity_context: pages of at most maxBytes, continued through nextCurso
   expect(few.nextCursor).toBeNull(); // limit caps each list over all pages
   await expect(claw.call("continuity_context", { cursor: "nonsense" })).rejects.toMatchObject({ code: "invalid_args" });
 });
+
+test("list_tasks: pages of at most maxBytes of task text, continued through nextCursor, nothing lost", async () => {
+  const big = "h".repeat(512 * 1024);
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const t = await claw.task.create({ title: `big ${i}`, project: "bytes" });
+    await claw.task.update({
+      taskId: t.taskId,
+      expectedVersion: t.version,
+      handoff: { completed: big, next: `n${i}` },
+    });
+    ids.push(t.taskId);
+  }
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await claw.call("list_tasks", { project: "bytes", limit: 500, maxBytes: 1024 * 1024, cursor });
+    pages++;
+    expect(page.tasks.length).toBeGreaterThan(0);
+    if (page.tasks.length > 1) expect(Buffer.byteLength(JSON.stringify(page.tasks))).toBeLessThan(1.1 * 1024 * 1024);
+    seen.push(...page.tasks.map((t) => t.taskId));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages < 50);
+  expect(pages).toBeGreaterThanOrEqual(6);
+  expect(seen).toEqual([...ids].reverse());
+  const all = await claw.call("list_tasks", { project: "bytes" }); // default 4 MiB: 6 MiB of handoffs do not fit
+  expect(all.tasks.length).toBeLessThan(12);
+  expect(all.nextCursor).not.toBeNull();
+});
