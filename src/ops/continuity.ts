@@ -117,7 +117,7 @@ export const memorySearchOp = defineOp({
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "Full-text search of a project's memory (SQLite FTS5), best matches first.",
   notes:
-    "Any text is a valid query: words are matched (with stemming), punctuation and FTS5 syntax in the query are ignored. Entries matching more of the words rank higher.",
+    "Any text is a valid query: words are matched (with stemming), punctuation and FTS5 syntax in the query are ignored. Entries matching more of the words rank higher. A page holds at most `limit` entries and at most `maxBytes` of their text (default 4 MiB, as `read`), always at least one; pass `nextCursor` as `cursor` (with the same query) for the next matches.",
   input: memorySearchInput,
   output: z.object({
     results: z.array(
@@ -129,6 +129,7 @@ export const memorySearchOp = defineOp({
         score: z.number().describe("Higher is a better match"),
       }),
     ),
+    nextCursor: z.string().nullable().describe("Pass as `cursor` for the next matches; null when there are no more"),
   }),
   example: { query: "deploy staging", limit: 5 },
   handle: "memory.search",

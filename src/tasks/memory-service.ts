@@ -22,6 +22,8 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ClawConfig } from "../config/claw-config.js";
+import { fitBytes, pageBytesInput } from "../core/byte-page.js";
+import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
 import { MAX_QUERY_CHARS, MAX_TERMS, memorySearch } from "./fts-query.js";
 import { IdempotencyStore } from "./idempotency.js";
@@ -61,6 +63,8 @@ export const memorySearchInput = z
       ),
     project: z.string().min(1).optional().describe("Default: the server's project"),
     limit: z.number().int().min(1).max(100).default(10).describe("1-100. Default: 10"),
+    maxBytes: pageBytesInput,
+    cursor: z.string().max(20).optional().describe("nextCursor of the previous page"),
   })
   .strict();
 /** Inferred from its schema. */
@@ -97,6 +101,24 @@ export function memoryEntryOf(r: RawMemory): MemoryEntry {
   };
 }
 
+/** Bytes counted per entry on top of its text for the other fields and the JSON around them. */
+const ENTRY_OVERHEAD = 256;
+
+/** A memory_search answer. */
+export interface MemorySearchResult {
+  results: (Omit<MemoryEntry, "sessionKey"> & { score: number })[];
+  nextCursor: string | null;
+}
+
+function decodeOffset(cursor: string): number {
+  const n = /^o(\d{1,9})$/.exec(cursor)?.[1];
+  if (n === undefined)
+    throw new ClawError("invalid_args", "cursor is not one this server returned; pass nextCursor unchanged", {
+      issues: [{ path: "cursor", message: "unknown cursor" }],
+    });
+  return Number(n);
+}
+
 const INSERT = "INSERT INTO memory (id, text, project, session_key, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)";
 /** Owns memory entries. */
 export class MemoryService {
@@ -125,24 +147,50 @@ export class MemoryService {
     return { ...result, replayed };
   }
 
-  /** memory_search: best matches first; `score` is higher for better matches. */
-  async search(args: MemorySearchArgs): Promise<{ results: (Omit<MemoryEntry, "sessionKey"> & { score: number })[] }> {
+  /**
+   * memory_search: best matches first; `score` is higher for better matches. Ranks and sizes
+   * first, then the text of the entries that fit in `maxBytes` (the first always).
+   */
+  async search(args: MemorySearchArgs): Promise<MemorySearchResult> {
     const { sql } = this.deps;
     const search = memorySearch(sql.dialect, args.query);
-    if (search === null) return { results: [] };
-    const rows = await sql.all<RawMemory & { score: number }>(search.text, [
+    const offset = args.cursor === undefined ? 0 : decodeOffset(args.cursor);
+    if (search === null) return { results: [], nextCursor: null };
+    const ranked = await sql.all<{ rowid: number; size: number; score: number }>(search.text, [
       search.query,
       args.project ?? this.deps.config.project,
-      args.limit,
+      args.limit + 1,
+      offset,
     ]);
-    return {
-      results: rows.map((r) => ({
-        memoryId: r.id,
-        text: r.text,
-        tags: JSON.parse(r.tags) as string[],
-        createdAt: r.created_at,
-        score: r.score,
-      })),
-    };
+    const n = fitBytes(
+      ranked.map((r) => Number(r.size)),
+      args.maxBytes,
+      args.limit,
+      ENTRY_OVERHEAD,
+    );
+    const chosen = ranked.slice(0, n);
+    const rows =
+      n === 0
+        ? []
+        : await sql.all<RawMemory & { rowid: number }>(
+            `SELECT rowid, id, text, tags, session_key, created_at FROM memory WHERE rowid IN (${chosen.map(() => "?").join(", ")})`,
+            chosen.map((r) => Number(r.rowid)),
+          );
+    const byRow = new Map(rows.map((r) => [Number(r.rowid), r]));
+    const results = chosen.flatMap((c) => {
+      const r = byRow.get(Number(c.rowid));
+      return r
+        ? [
+            {
+              memoryId: r.id,
+              text: r.text,
+              tags: JSON.parse(r.tags) as string[],
+              createdAt: r.created_at,
+              score: c.score,
+            },
+          ]
+        : [];
+    });
+    return { results, nextCursor: ranked.length > n ? `o${offset + n}` : null };
   }
 }

@@ -212,3 +212,31 @@ test("list_tasks: pages of at most maxBytes of task text, continued through next
   expect(all.tasks.length).toBeLessThan(12);
   expect(all.nextCursor).not.toBeNull();
 });
+
+test("memory_search: pages of at most maxBytes, best first, continued through nextCursor", async () => {
+  const texts = Array.from({ length: 10 }, (_, i) => `widget ${i} ${"w ".repeat(256 * 1024)}`);
+  for (const text of texts) await claw.memory.add({ text, project: "search-bytes" });
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await claw.call("memory_search", {
+      query: "widget",
+      project: "search-bytes",
+      limit: 100,
+      maxBytes: 1024 * 1024,
+      cursor,
+    });
+    pages++;
+    expect(page.results.length).toBeGreaterThan(0);
+    if (page.results.length > 1)
+      expect(Buffer.byteLength(JSON.stringify(page.results))).toBeLessThan(1.1 * 1024 * 1024);
+    seen.push(...page.results.map((r) => r.text));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages < 50);
+  expect(pages).toBeGreaterThanOrEqual(5);
+  expect([...seen].sort()).toEqual([...texts].sort()); // each once
+  const few = await claw.call("memory_search", { query: "widget", project: "search-bytes", limit: 2 });
+  expect(few.results).toHaveLength(2);
+  expect(few.nextCursor).not.toBeNull();
+});
