@@ -10,6 +10,7 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { fitBytes, octetsOf } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
 import { ownerGone } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
@@ -71,6 +72,9 @@ export interface RunTotals {
 
 const SESSION_COLUMNS =
   "rowid AS pos, id, key, name, bus, model, provider, instructions, stream_text, created_at, updated_at";
+/** Bytes counted per message on top of its text for the other fields and the JSON around them. */
+const MESSAGE_OVERHEAD = 256;
+
 const MESSAGE_COLUMNS = "id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at";
 
 const S = {
@@ -95,6 +99,7 @@ const S = {
     "INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   touch: "UPDATE sessions SET updated_at = ? WHERE id = ?",
   messagesAfter: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+  messageSizes: `SELECT seq, ${octetsOf(["text", "args", "result", "item"])} AS size FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
   messagesAfterAll: `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq`,
   lastAssistant:
     "SELECT text FROM messages WHERE session_id = ? AND role = 'assistant' AND text IS NOT NULL AND text <> '' ORDER BY seq DESC LIMIT 1",
@@ -276,6 +281,27 @@ export class SessionStore {
         ? await this.sql.all<MessageRow>(S.messagesAfterAll, [sessionId, after])
         : await this.sql.all<MessageRow>(S.messagesAfter, [sessionId, after, limit]);
     return rows.map(toMessage);
+  }
+
+  /**
+   * A page of messages after seq `after`: at most `limit` and at most `maxBytes` of their text
+   * (the first always). Sizes are read first so text that will not be sent is never loaded.
+   */
+  async messagePage(
+    sessionId: string,
+    after: number,
+    limit: number,
+    maxBytes: number,
+  ): Promise<{ messages: Message[]; hasMore: boolean }> {
+    const sizes = await this.sql.all<{ seq: number; size: number }>(S.messageSizes, [sessionId, after, limit + 1]);
+    const n = fitBytes(
+      sizes.map((r) => Number(r.size)),
+      maxBytes,
+      limit,
+      MESSAGE_OVERHEAD,
+    );
+    const messages = n === 0 ? [] : await this.messages(sessionId, after, n);
+    return { messages, hasMore: sizes.length > n };
   }
 
   /** Every message. */

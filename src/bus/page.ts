@@ -1,16 +1,16 @@
 /**
  * Page bounds shared by `read`, subscriptions and every streaming adapter: a page holds at most
  * {@link PAGE_EVENTS} events and at most {@link PAGE_BYTES} of framed event text (the first event
- * always, whatever its size), so reading a bus of large events never builds a huge string and
+ * always, whatever its size: `fitBytes`, the rule every list page follows), so reading a bus of large events never builds a huge string and
  * never needs memory in proportion to the bus.
  */
+import { PAGE_BYTES } from "../core/byte-page.js";
 import type { StoredEvent } from "./event-store.js";
+
+export { PAGE_BYTES };
 
 /** Most events in one page. */
 export const PAGE_EVENTS = 1000;
-
-/** Most bytes of framed events in one page: 4 MiB. */
-export const PAGE_BYTES = 4 * 1024 * 1024;
 
 /**
  * Bytes counted per event on top of its payload for the frame around it (`{"event":"bus",

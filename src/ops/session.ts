@@ -20,6 +20,7 @@ import {
   withRef,
 } from "../agent/session-schemas.js";
 import { approvalPolicySchema } from "../approvals/approval-schema.js";
+import { pageBytesInput } from "../core/byte-page.js";
 import { defineOp } from "./registry.js";
 
 const messageText = z.string().min(1).describe("The user's message");
@@ -187,10 +188,12 @@ export const getMessagesOp = defineOp({
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   scope: "session_read",
   summary: "Read the session's messages in order, with cursor paging (compacted ones included).",
-  notes: "Pass the returned `next` as `after` to continue; `hasMore` says whether more messages exist now.",
+  notes:
+    "A page holds at most `limit` messages and at most `maxBytes` of their text (default 4 MiB, as `read`), always at least one message, so a page of large tool results stays small. Pass the returned `next` as `after` to continue; `hasMore` says whether more messages exist now.",
   input: withRef({
     after: z.number().int().min(0).default(0).describe("Return messages with seq > after. Default: 0"),
     limit: z.number().int().min(1).max(1000).default(200).describe("Max messages, 1-1000. Default: 200"),
+    maxBytes: pageBytesInput,
   }),
   output: z.object({
     messages: z.array(messageSchema),
@@ -203,9 +206,8 @@ export const getMessagesOp = defineOp({
   handler: async (args, { services }) => {
     const s = services.sessions;
     const session = await s.get(refOf(args));
-    const page = await s.store.messages(session.sessionId, args.after, args.limit + 1);
-    const messages = page.slice(0, args.limit);
-    return { messages, next: messages.at(-1)?.seq ?? args.after, hasMore: page.length > args.limit };
+    const page = await s.store.messagePage(session.sessionId, args.after, args.limit, args.maxBytes);
+    return { ...page, next: page.messages.at(-1)?.seq ?? args.after };
   },
 });
 

@@ -94,6 +94,8 @@ export const listTasksOp = defineOp({
   group: "task",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "List tasks (newest first) with filters, counts per status and a cursor: the aggregate view of active work.",
+  notes:
+    "A page holds at most `limit` tasks and at most `maxBytes` of their text (default 4 MiB, as `read`), always at least one task; pass `nextCursor` as `cursor` for the rest (null when there is no more).",
   input: listTasksInput,
   output: listTasksOutput,
   example: { active: true, limit: 20 },

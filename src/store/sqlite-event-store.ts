@@ -7,6 +7,8 @@
  * no asynchronous transaction is open (the common case, so a call costs a resolved promise), and
  * never inside one that is (its statements would become part of someone else's transaction).
  */
+
+import { fitBytes } from "../core/byte-page.js";
 import { BUS_CACHE_LIMIT, type BusInfo, type EventStore, type PendingEvent, type StoredEvent } from "./event-store.js";
 import { SEQ_BITS } from "./schema/event-layout.js";
 import type { SqliteSql } from "./sqlite-sql.js";
@@ -143,15 +145,15 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
       const b = known(bus);
       if (!b || after >= b.lastSeq) return [];
       const rows = selectPage.all(INLINE_BYTES, b.id, Math.min(Math.max(0, after), MAX_SEQ), b.id, limit);
-      const out: StoredEvent[] = [];
-      let bytes = 0;
-      for (let i = 0; i < rows.length; i++) {
-        const r = rows[i]!;
-        bytes += r[2] + overheadBytes;
-        if (bytes > maxBytes && out.length > 0) break; // the first event always, whatever its size
-        out.push({ bus, seq: r[0], ts: r[1], payloadJson: r[3] ?? selectPayload.get(b.id, r[0])!.payload });
-      }
-      return out;
+      const n = fitBytes(
+        rows.map((r) => r[2]),
+        maxBytes,
+        limit,
+        overheadBytes,
+      );
+      return rows
+        .slice(0, n)
+        .map((r) => ({ bus, seq: r[0], ts: r[1], payloadJson: r[3] ?? selectPayload.get(b.id, r[0])!.payload }));
     },
     list(): BusInfo[] {
       return selectList.all().map((r) => ({

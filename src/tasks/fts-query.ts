@@ -46,14 +46,14 @@ export function memorySearch(dialect: SqlDialect, text: string): MemorySearch | 
   if (dialect === "postgres")
     return {
       query: terms.join(" | "),
-      text: `SELECT m.id, m.text, m.tags, m.session_key, m.created_at, ts_rank(m.fts, q.query) AS score
+      text: `SELECT m.rowid AS rowid, octet_length(m.text) + octet_length(m.tags) AS size, ts_rank(m.fts, q.query) AS score
         FROM memory m, to_tsquery('english', ?) AS q(query)
-        WHERE m.fts @@ q.query AND m.project = ? ORDER BY score DESC, m.created_at DESC LIMIT ?`,
+        WHERE m.fts @@ q.query AND m.project = ? ORDER BY score DESC, m.created_at DESC, m.rowid DESC LIMIT ? OFFSET ?`,
     };
   return {
     query: ftsQuery(text)!,
-    text: `SELECT m.id, m.text, m.tags, m.session_key, m.created_at, -bm25(memory_fts) AS score
+    text: `SELECT m.rowid AS rowid, octet_length(m.text) + octet_length(m.tags) AS size, -bm25(memory_fts) AS score
       FROM memory_fts JOIN memory m ON m.rowid = memory_fts.rowid
-      WHERE memory_fts MATCH ? AND m.project = ? ORDER BY score DESC, m.created_at DESC LIMIT ?`,
+      WHERE memory_fts MATCH ? AND m.project = ? ORDER BY score DESC, m.created_at DESC, m.rowid DESC LIMIT ? OFFSET ?`,
   };
 }

@@ -22,6 +22,8 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ClawConfig } from "../config/claw-config.js";
+import { fitBytes, pageBytesInput } from "../core/byte-page.js";
+import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
 import { MAX_QUERY_CHARS, MAX_TERMS, memorySearch } from "./fts-query.js";
 import { IdempotencyStore } from "./idempotency.js";
@@ -61,6 +63,8 @@ export const memorySearchInput = z
       ),
     project: z.string().min(1).optional().describe("Default: the server's project"),
     limit: z.number().int().min(1).max(100).default(10).describe("1-100. Default: 10"),
+    maxBytes: pageBytesInput,
+    cursor: z.string().max(20).optional().describe("nextCursor of the previous page"),
   })
   .strict();
 /** Inferred from its schema. */
@@ -77,7 +81,8 @@ export const memoryEntrySchema = z.object({
 /** Inferred from its schema. */
 export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
 
-interface RawMemory {
+/** A memory row as stored. */
+export interface RawMemory {
   id: string;
   text: string;
   tags: string;
@@ -85,7 +90,8 @@ interface RawMemory {
   created_at: number;
 }
 
-function entry(r: RawMemory): MemoryEntry {
+/** A memory row as answered. */
+export function memoryEntryOf(r: RawMemory): MemoryEntry {
   return {
     memoryId: r.id,
     text: r.text,
@@ -95,12 +101,25 @@ function entry(r: RawMemory): MemoryEntry {
   };
 }
 
-const INSERT = "INSERT INTO memory (id, text, project, session_key, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)";
-const RECENT =
-  "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
-const RECENT_OF_SESSION =
-  "SELECT id, text, tags, session_key, created_at FROM memory WHERE project = ? AND session_key = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
+/** Bytes counted per entry on top of its text for the other fields and the JSON around them. */
+const ENTRY_OVERHEAD = 256;
 
+/** A memory_search answer. */
+export interface MemorySearchResult {
+  results: (Omit<MemoryEntry, "sessionKey"> & { score: number })[];
+  nextCursor: string | null;
+}
+
+function decodeOffset(cursor: string): number {
+  const n = /^o(\d{1,9})$/.exec(cursor)?.[1];
+  if (n === undefined)
+    throw new ClawError("invalid_args", "cursor is not one this server returned; pass nextCursor unchanged", {
+      issues: [{ path: "cursor", message: "unknown cursor" }],
+    });
+  return Number(n);
+}
+
+const INSERT = "INSERT INTO memory (id, text, project, session_key, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)";
 /** Owns memory entries. */
 export class MemoryService {
   private readonly idempotency: IdempotencyStore;
@@ -128,34 +147,50 @@ export class MemoryService {
     return { ...result, replayed };
   }
 
-  /** memory_search: best matches first; `score` is higher for better matches. */
-  async search(args: MemorySearchArgs): Promise<{ results: (Omit<MemoryEntry, "sessionKey"> & { score: number })[] }> {
+  /**
+   * memory_search: best matches first; `score` is higher for better matches. Ranks and sizes
+   * first, then the text of the entries that fit in `maxBytes` (the first always).
+   */
+  async search(args: MemorySearchArgs): Promise<MemorySearchResult> {
     const { sql } = this.deps;
     const search = memorySearch(sql.dialect, args.query);
-    if (search === null) return { results: [] };
-    const rows = await sql.all<RawMemory & { score: number }>(search.text, [
+    const offset = args.cursor === undefined ? 0 : decodeOffset(args.cursor);
+    if (search === null) return { results: [], nextCursor: null };
+    const ranked = await sql.all<{ rowid: number; size: number; score: number }>(search.text, [
       search.query,
       args.project ?? this.deps.config.project,
-      args.limit,
+      args.limit + 1,
+      offset,
     ]);
-    return {
-      results: rows.map((r) => ({
-        memoryId: r.id,
-        text: r.text,
-        tags: JSON.parse(r.tags) as string[],
-        createdAt: r.created_at,
-        score: r.score,
-      })),
-    };
-  }
-
-  /** Newest entries of a project (and session), for continuity_context. */
-  async recent(project: string, sessionKey: string | undefined, limit: number): Promise<MemoryEntry[]> {
-    const { sql } = this.deps;
+    const n = fitBytes(
+      ranked.map((r) => Number(r.size)),
+      args.maxBytes,
+      args.limit,
+      ENTRY_OVERHEAD,
+    );
+    const chosen = ranked.slice(0, n);
     const rows =
-      sessionKey === undefined
-        ? await sql.all<RawMemory>(RECENT, [project, limit])
-        : await sql.all<RawMemory>(RECENT_OF_SESSION, [project, sessionKey, limit]);
-    return rows.map(entry);
+      n === 0
+        ? []
+        : await sql.all<RawMemory & { rowid: number }>(
+            `SELECT rowid, id, text, tags, session_key, created_at FROM memory WHERE rowid IN (${chosen.map(() => "?").join(", ")})`,
+            chosen.map((r) => Number(r.rowid)),
+          );
+    const byRow = new Map(rows.map((r) => [Number(r.rowid), r]));
+    const results = chosen.flatMap((c) => {
+      const r = byRow.get(Number(c.rowid));
+      return r
+        ? [
+            {
+              memoryId: r.id,
+              text: r.text,
+              tags: JSON.parse(r.tags) as string[],
+              createdAt: r.created_at,
+              score: c.score,
+            },
+          ]
+        : [];
+    });
+    return { results, nextCursor: ranked.length > n ? `o${offset + n}` : null };
   }
 }

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { busNameSchema } from "../bus/bus-name.js";
 import { approvalPolicySchema } from "../config/approval-policy.js";
+import { pageBytesInput } from "../core/byte-page.js";
 import { includeSchema, nextActionSchema, taskRowSchema, taskSchema, taskStatusSchema } from "./task-schema.js";
 
 /** Default check_task wait. */
@@ -144,6 +145,7 @@ export const listTasksInput = z
     project: z.string().optional(),
     kind: z.enum(["run", "work"]).optional(),
     limit: z.number().int().min(1).max(500).default(50).describe("1-500. Default: 50"),
+    maxBytes: pageBytesInput,
     cursor: z.string().optional().describe("nextCursor of the previous page"),
   })
   .strict();

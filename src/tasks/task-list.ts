@@ -1,12 +1,19 @@
 /** list_tasks: filters, counts per status, newest first, cursor paging. */
+import { fitBytes, octetsOf } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
-import type { Sql, SqlValue } from "../store/sql.js";
+import type { Sql } from "../store/sql.js";
 import { Where } from "../store/where.js";
 import type { ListTasksArgs, ListTasksResult } from "./task-inputs.js";
 import { fromRaw, type TaskRecord } from "./task-record.js";
 import { TASK_STATUSES, type TaskStatus } from "./task-schema.js";
 import { OPEN, TERMINAL } from "./task-status.js";
 import { toRow } from "./task-view.js";
+
+/** Columns of a task row whose text a client controls (the summary is cut to 500 characters in a row; counted whole). */
+export const ROW_TEXT = ["title", "latest_update", "summary", "error", "handoff"];
+
+/** Bytes counted per row on top of its text for the other fields and the JSON around them. */
+const ROW_OVERHEAD = 512;
 
 function decodeCursor(cursor: string): number {
   const seq = /^c(\d{1,15})$/.exec(cursor)?.[1];
@@ -37,27 +44,28 @@ export async function listTasks(sql: Sql, args: ListTasksArgs): Promise<ListTask
     where.add(`status IN (${statuses.map(() => "?").join(", ")})`, ...statuses);
   }
   if (args.cursor !== undefined) where.add("seq < ?", decodeCursor(args.cursor));
-  const text = `SELECT * FROM tasks ${where.sql} ORDER BY seq DESC LIMIT ?`;
-  const rows: TaskRecord[] = (
-    await sql.all<Parameters<typeof fromRaw>[0]>(text, [...where.params, args.limit + 1])
-  ).map(fromRaw);
-  const more = rows.length > args.limit;
-  const page = more ? rows.slice(0, args.limit) : rows;
+  // Sizes first, then only the rows that fit: a page never loads text it will not send.
+  const sizes = await sql.all<{ seq: number; size: number }>(
+    `SELECT seq, ${octetsOf(ROW_TEXT)} AS size FROM tasks ${where.sql} ORDER BY seq DESC LIMIT ?`,
+    [...where.params, args.limit + 1],
+  );
+  const n = fitBytes(
+    sizes.map((r) => Number(r.size)),
+    args.maxBytes,
+    args.limit,
+    ROW_OVERHEAD,
+  );
+  const chosen = sizes.slice(0, n).map((r) => Number(r.seq));
+  const rows: TaskRecord[] =
+    n === 0
+      ? []
+      : (
+          await sql.all<Parameters<typeof fromRaw>[0]>(
+            `SELECT * FROM tasks WHERE seq IN (${chosen.map(() => "?").join(", ")}) ORDER BY seq DESC`,
+            chosen,
+          )
+        ).map(fromRaw);
+  const more = sizes.length > n;
   const now = Date.now();
-  return { tasks: page.map((t) => toRow(t, now)), counts, nextCursor: more ? `c${page[page.length - 1]!.seq}` : null };
-}
-
-/** Recent handoffs (continuity_context): tasks with a handoff, most recently updated first. */
-export async function recentHandoffs(sql: Sql, project: string, sessionKey: string | undefined, limit: number) {
-  const text = `SELECT * FROM tasks WHERE project = ? AND handoff IS NOT NULL ${sessionKey !== undefined ? "AND session_key = ?" : ""} ORDER BY updated_at DESC, seq DESC LIMIT ?`;
-  const params: SqlValue[] = sessionKey !== undefined ? [project, sessionKey, limit] : [project, limit];
-  return (await sql.all<Parameters<typeof fromRaw>[0]>(text, params)).map(fromRaw).map((t) => ({
-    taskId: t.id,
-    title: t.title,
-    status: t.status,
-    version: t.version,
-    sessionKey: t.sessionKey,
-    handoff: t.handoff!,
-    updatedAt: t.updatedAt,
-  }));
+  return { tasks: rows.map((t) => toRow(t, now)), counts, nextCursor: more ? `c${chosen[n - 1]}` : null };
 }

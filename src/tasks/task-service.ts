@@ -25,7 +25,7 @@ import {
   type RunTaskArgs,
   type TaskCreateArgs,
 } from "./task-inputs.js";
-import { listTasks, recentHandoffs } from "./task-list.js";
+import { listTasks } from "./task-list.js";
 import { TaskNotifier } from "./task-notifier.js";
 import { claimQueuedRunTasks, endLostRunTasks } from "./task-recovery.js";
 import { TaskRunner } from "./task-runner.js";
@@ -258,11 +258,6 @@ export class TaskService {
   /** list_tasks. */
   listTasks(args: ListTasksArgs) {
     return listTasks(this.deps.sql, args);
-  }
-
-  /** Handoffs of a project's tasks, most recent first (continuity_context). */
-  recentHandoffs(project: string, sessionKey: string | undefined, limit: number) {
-    return recentHandoffs(this.deps.sql, project, sessionKey, limit);
   }
 
   /** cancel_task: a queued task is just cancelled; a running one also has its run (and bash) stopped. Ended tasks are returned unchanged. */

@@ -56,7 +56,7 @@ describe("approvals as input_required over the tasks extension", () => {
     const marker = join(dir, "ran");
     const taskId = await askingTask("mcp-approve", `rm -f ${join(dir, "x")} && echo once >> ${marker}`);
     const waiting = await until(taskId, "input_required");
-    const [[approvalId, request]] = Object.entries(waiting.inputRequests) as [string, any][];
+    const [approvalId, request] = (Object.entries(waiting.inputRequests) as [string, any][])[0]!;
     expect(approvalId).toMatch(/^apr_/);
     expect(request).toMatchObject({ method: "elicitation/create", params: { mode: "form" } });
     expect(request.params.message).toContain("rm -f");

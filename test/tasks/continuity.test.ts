@@ -155,3 +155,88 @@ test("memory_search bounds its query: 4096 characters, only the first 32 words c
   const late = await claw.memory.search({ query: `${words} checkpoint` });
   expect(late.results).toEqual([]);
 });
+
+test("continuity_context: pages of at most maxBytes, continued through nextCursor, nothing lost", async () => {
+  const mib = 1024 * 1024;
+  const texts = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, "0")} ${"n".repeat(mib)}`);
+  for (const text of texts) await claw.memory.add({ text, project: "big" });
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await claw.call("continuity_context", { project: "big", limit: 100, cursor });
+    pages++;
+    expect(page.recentMemory.length).toBeGreaterThan(0); // always progress
+    // Default budget 4 MiB: never more than fits, except a page's single first item.
+    expect(page.recentMemory.reduce((n, m) => n + Buffer.byteLength(m.text), 0)).toBeLessThanOrEqual(4 * mib);
+    seen.push(...page.recentMemory.map((m) => m.text));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages < 50);
+  expect(pages).toBeGreaterThanOrEqual(5);
+  expect(seen).toEqual([...texts].reverse()); // newest first, each once
+  const small = await claw.call("continuity_context", { project: "big", limit: 100, maxBytes: 1024 });
+  expect(small.recentMemory).toHaveLength(1); // one item even when it alone exceeds the budget
+  expect(small.nextCursor).not.toBeNull();
+  const few = await claw.call("continuity_context", { project: "big", limit: 3 });
+  expect(few.recentMemory.map((m) => m.text)).toEqual(texts.slice(-3).reverse());
+  expect(few.nextCursor).toBeNull(); // limit caps each list over all pages
+  await expect(claw.call("continuity_context", { cursor: "nonsense" })).rejects.toMatchObject({ code: "invalid_args" });
+});
+
+test("list_tasks: pages of at most maxBytes of task text, continued through nextCursor, nothing lost", async () => {
+  const big = "h".repeat(512 * 1024);
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const t = await claw.task.create({ title: `big ${i}`, project: "bytes" });
+    await claw.task.update({
+      taskId: t.taskId,
+      expectedVersion: t.version,
+      handoff: { completed: big, next: `n${i}` },
+    });
+    ids.push(t.taskId);
+  }
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await claw.call("list_tasks", { project: "bytes", limit: 500, maxBytes: 1024 * 1024, cursor });
+    pages++;
+    expect(page.tasks.length).toBeGreaterThan(0);
+    if (page.tasks.length > 1) expect(Buffer.byteLength(JSON.stringify(page.tasks))).toBeLessThan(1.1 * 1024 * 1024);
+    seen.push(...page.tasks.map((t) => t.taskId));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages < 50);
+  expect(pages).toBeGreaterThanOrEqual(6);
+  expect(seen).toEqual([...ids].reverse());
+  const all = await claw.call("list_tasks", { project: "bytes" }); // default 4 MiB: 6 MiB of handoffs do not fit
+  expect(all.tasks.length).toBeLessThan(12);
+  expect(all.nextCursor).not.toBeNull();
+});
+
+test("memory_search: pages of at most maxBytes, best first, continued through nextCursor", async () => {
+  const texts = Array.from({ length: 10 }, (_, i) => `widget ${i} ${"w ".repeat(256 * 1024)}`);
+  for (const text of texts) await claw.memory.add({ text, project: "search-bytes" });
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await claw.call("memory_search", {
+      query: "widget",
+      project: "search-bytes",
+      limit: 100,
+      maxBytes: 1024 * 1024,
+      cursor,
+    });
+    pages++;
+    expect(page.results.length).toBeGreaterThan(0);
+    if (page.results.length > 1)
+      expect(Buffer.byteLength(JSON.stringify(page.results))).toBeLessThan(1.1 * 1024 * 1024);
+    seen.push(...page.results.map((r) => r.text));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages < 50);
+  expect(pages).toBeGreaterThanOrEqual(5);
+  expect([...seen].sort()).toEqual([...texts].sort()); // each once
+  const few = await claw.call("memory_search", { query: "widget", project: "search-bytes", limit: 2 });
+  expect(few.results).toHaveLength(2);
+  expect(few.nextCursor).not.toBeNull();
+});
