@@ -38,4 +38,16 @@ export interface SessionPort {
       onEvent?: (event: AgentEvent) => void;
     },
   ): Promise<TaskRunResult>;
+  /** Resumes stored run `runId` paused on call `callId`, in the session's queue like `run`. */
+  resume(
+    sessionId: string,
+    runId: string,
+    callId: string,
+    opts?: {
+      taskId?: string;
+      signal?: AbortSignal;
+      onStart?: () => boolean | undefined | Promise<boolean | undefined>;
+      onEvent?: (event: AgentEvent) => void;
+    },
+  ): Promise<TaskRunResult>;
 }
