@@ -76,15 +76,15 @@ async function startChild(): Promise<Child> {
 }
 
 /** Starts a claw, runs a task whose one bash call asks for approval; resolves once it waits. */
-async function pausedTask(marker: string) {
+async function pausedTask(marker: string, approval: object = { mode: "always" }) {
   fake.script(callBash({ script: `echo once >> ${marker}` }), answer("cleaned up"));
   const a = await startChild();
   const { taskId } = await a.call("run_task", {
     prompt: "clean up",
     sessionKey: "durable",
-    approval: { mode: "always" },
+    approval,
   });
-  const approval = await vi.waitFor(
+  const pending = await vi.waitFor(
     async () => {
       const [p] = (await a.call("approval_list", { status: "pending" })).approvals;
       expect(p).toBeDefined();
@@ -95,7 +95,7 @@ async function pausedTask(marker: string) {
   await vi.waitFor(async () =>
     expect(await a.call("get_task", { taskId })).toMatchObject({ status: "needs_human", phase: "awaiting_approval" }),
   );
-  return { a, taskId, approval };
+  return { a, taskId, approval: pending };
 }
 
 /** The restarted claw still shows the task waiting and the approval pending. */
@@ -202,4 +202,23 @@ test("decide racing with kill -9 and a restart: the command runs at most once an
   if (t.status === "completed") expect(lines(marker)).toEqual(["once"]);
   c.proc.kill("SIGTERM");
   await c.exited;
+});
+
+test("a timeout that passed while no server ran is decided at the next start (onTimeout), and the run goes on", async () => {
+  const marker = join(dir, "marker");
+  const { a, taskId, approval } = await pausedTask(marker, { mode: "always", timeout: "2s", onTimeout: "allow" });
+  a.proc.kill("SIGKILL");
+  await a.exited;
+  // The expiry passes while no server runs.
+  await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(approval.expiresAt), { timeout: 5000, interval: 100 });
+
+  const b = await startChild();
+  await completed(b, taskId);
+  expect(await b.call("approval_get", { approvalId: approval.approvalId })).toMatchObject({
+    status: "approved",
+    decidedBy: "timeout",
+  });
+  expect(lines(marker)).toEqual(["once"]);
+  b.proc.kill("SIGTERM");
+  await b.exited;
 });
