@@ -19,6 +19,16 @@ import type { TaskRecord, TaskStore } from "./task-store.js";
  */
 const PAUSED = " AND id NOT IN (SELECT task_id FROM approvals WHERE resumed_at IS NULL AND task_id IS NOT NULL)";
 
+/** Which of `taskIds` have a run paused on an approval nobody has resumed yet. */
+export async function pausedTasks(sql: Sql, taskIds: readonly string[]): Promise<Set<string>> {
+  if (taskIds.length === 0) return new Set();
+  const rows = await sql.all<{ task_id: string }>(
+    `SELECT DISTINCT task_id FROM approvals WHERE resumed_at IS NULL AND task_id IN (${taskIds.map(() => "?").join(", ")})`,
+    [...taskIds],
+  );
+  return new Set(rows.map((r) => r.task_id));
+}
+
 /** Ends the in-progress run tasks of gone nodes; resolves with how many. */
 export async function endLostRunTasks(store: TaskStore, live: readonly string[]): Promise<number> {
   const gone = ownerGone("run_node", live);

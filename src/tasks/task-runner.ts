@@ -11,6 +11,7 @@ import { toClawError } from "../core/errors.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult } from "./session-port.js";
 import { endedInError, markInterrupted, taskError } from "./task-errors.js";
+import { pausedTasks } from "./task-recovery.js";
 import type { TaskStatus } from "./task-schema.js";
 import { ACTIONABLE, TERMINAL } from "./task-status.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
@@ -128,17 +129,25 @@ export class TaskRunner {
     await settleWithin(job.done, timeoutMs);
   }
 
-  /** Shutdown: running tasks become error/interrupted, runs are aborted and awaited; waiting tasks stay todo. */
+  /**
+   * Shutdown: running tasks become error/interrupted, runs are aborted and awaited; waiting tasks
+   * stay todo, and tasks whose run waits on an approval stay as they are (the run goes on later).
+   */
   async close(timeoutMs = 15_000): Promise<void> {
     this.closing = true;
     const running = [...this.jobs].filter(([, job]) => job.started);
+    const paused = await pausedTasks(
+      this.store.sql,
+      running.map(([taskId]) => taskId),
+    ).catch(() => new Set<string>());
     await Promise.all(
       running.map(async ([taskId, job]) => {
-        await markInterrupted(this.store, taskId, {
-          message: "the server shut down while this task ran",
-          latest: "interrupted by shutdown",
-          timeline: "interrupted: the server shut down",
-        });
+        if (!paused.has(taskId))
+          await markInterrupted(this.store, taskId, {
+            message: "the server shut down while this task ran",
+            latest: "interrupted by shutdown",
+            timeline: "interrupted: the server shut down",
+          });
         job.controller.abort();
       }),
     );
