@@ -43,14 +43,36 @@ export interface ToolExecutor {
 
 /** Judges each call before it starts (approvals); may wait for a decision, which pauses the run. */
 export interface CallGate {
-  /** Undefined: the call runs. An outcome: the call never runs and the model gets this instead. */
+  /**
+   * Undefined: the call runs. An outcome: the call never runs and the model gets this instead.
+   * Throws {@link RunPaused} to leave the call pending and the run unfinished.
+   */
   admit(call: ModelCall, signal: AbortSignal): Promise<ToolOutcome | undefined>;
+}
+
+/**
+ * Thrown by a gate to stop the run where it is, its call left without a result (the server is
+ * closing, or another node took the run over): the run is not ended, and whoever resumes it
+ * later starts from that call.
+ */
+export class RunPaused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RunPaused";
+  }
 }
 
 /** Gives each run its gate (the claw's approvals). */
 export interface RunGates {
   /** The gate of one run; undefined when its calls need no approval. */
-  forRun(run: { sessionId: string; bus: string; runId: string; taskId?: string }): Promise<CallGate | undefined>;
+  forRun(run: {
+    sessionId: string;
+    bus: string;
+    runId: string;
+    taskId?: string;
+    /** A paused run going on: it always gets a gate (its paused call was decided under a policy). */
+    resumed?: boolean;
+  }): Promise<CallGate | undefined>;
 }
 
 /** Everything the loop talks to. */
@@ -219,6 +241,7 @@ async function runCalls(cfg: AgentLoopConfig, context: RunContext, calls: readon
     try {
       refused = await cfg.gate?.admit(call, cfg.signal);
     } catch (err) {
+      if (err instanceof RunPaused) throw err;
       await finish(call, CANCELLED);
       throw err;
     }

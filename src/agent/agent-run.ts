@@ -9,12 +9,14 @@ import type OpenAI from "openai";
 import type { BashRunner } from "../bash/bash-runner.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
-import { type AgentLoopConfig, type CallGate, type LoopProgress, runAgentLoop } from "./agent-loop.js";
+import { type AgentLoopConfig, type CallGate, type LoopProgress, RunPaused, runAgentLoop } from "./agent-loop.js";
 import { bashTool } from "./bash-tool.js";
 import type { ContextCache } from "./context-cache.js";
 import { DEFAULT_INSTRUCTIONS } from "./instructions.js";
 import type { ModelCaller } from "./model-call.js";
+import { RunContext } from "./run-context.js";
 import type { RunEvents } from "./run-events.js";
+import { pendingCalls } from "./run-resume.js";
 import { bashExecutor } from "./run-tools.js";
 import { sessionRunInbox, sessionRunStore } from "./session-run-port.js";
 import type { RunResult, Session } from "./session-schemas.js";
@@ -45,13 +47,19 @@ export interface AgentRunContext {
   gate?: CallGate;
 }
 
-/** Where the run's first user message comes from: given text, or a queued prompt (its row id). */
-export type RunMessage = { text: string } | { queuedId: number };
+/**
+ * Where the run's first user message comes from: given text, or a queued prompt (its row id);
+ * or, for a stored run paused on a call (`resume`), that call: the run goes on from it.
+ */
+export type RunMessage = { text: string } | { queuedId: number } | { resume: { callId: string } };
 
-/** Runs the loop to its end; never throws (failures become the result's status and error). */
+/**
+ * Runs the loop to its end; never throws (failures become the result's status and error),
+ * except {@link RunPaused}: the run stopped unfinished, to be resumed, and records no end.
+ */
 export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first: RunMessage): Promise<RunResult> {
-  const { store, events, config } = deps;
-  const { session, runId, signal } = ctx;
+  const { store, events } = deps;
+  const { session, runId } = ctx;
   const progress: LoopProgress = {
     turns: 0,
     toolCalls: 0,
@@ -60,29 +68,58 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
     final: false,
     refusal: false,
   };
+  const firstText =
+    "text" in first ? first.text : "queuedId" in first ? ((await store.queue.text(first.queuedId)) ?? "") : "";
+  events.emit({ type: "agent_start", message: firstText, model: session.model, provider: session.provider });
+  let failure: { err: unknown } | undefined;
+  try {
+    if ("resume" in first) {
+      // A paused run: its history is read once, and it goes on from the calls left without a result.
+      deps.contexts.forget(session.sessionId);
+      const history = await store.allMessages(session.sessionId);
+      const pending = pendingCalls(history, runId, first.resume.callId);
+      await runAgentLoop(loopConfig(deps, ctx), new RunContext(history, session.provider), progress, pending);
+    } else {
+      const m =
+        "text" in first
+          ? await store.append(session.sessionId, { runId, role: "user", text: first.text })
+          : await store.queue.deliverPrompt(first.queuedId, runId);
+      events.emit({
+        type: "message",
+        role: "user",
+        text: m.text ?? "",
+        messageId: m.id,
+        ...("queuedId" in first ? { via: "queue" as const } : {}),
+      });
+      // Storage is read once (only what is new since this node's last run of the session); from
+      // here the loop keeps the context in memory.
+      const context = await deps.contexts.load(store, session.sessionId, session.provider);
+      await runAgentLoop(loopConfig(deps, ctx), context, progress);
+    }
+  } catch (err) {
+    if (err instanceof RunPaused) {
+      deps.contexts.forget(session.sessionId);
+      throw err;
+    }
+    failure = { err };
+  }
+  return endRun(deps, ctx, progress, failure);
+}
+
+/** Records the run's end: completed, or its failure (cancelled, error). */
+async function endRun(
+  deps: AgentRunDeps,
+  ctx: AgentRunContext,
+  progress: LoopProgress,
+  failure?: { err: unknown },
+): Promise<RunResult> {
+  const { store, events, config } = deps;
+  const { session, runId, signal } = ctx;
   let status: RunResult["status"];
   let error: RunResult["error"];
-
-  const firstText = "text" in first ? first.text : ((await store.queue.text(first.queuedId)) ?? "");
-  events.emit({ type: "agent_start", message: firstText, model: session.model, provider: session.provider });
-  try {
-    const m =
-      "text" in first
-        ? await store.append(session.sessionId, { runId, role: "user", text: first.text })
-        : await store.queue.deliverPrompt(first.queuedId, runId);
-    events.emit({
-      type: "message",
-      role: "user",
-      text: m.text ?? "",
-      messageId: m.id,
-      ...("queuedId" in first ? { via: "queue" as const } : {}),
-    });
-    // Storage is read once (only what is new since this node's last run of the session); from
-    // here the loop keeps the context in memory.
-    const context = await deps.contexts.load(store, session.sessionId, session.provider);
-    await runAgentLoop(loopConfig(deps, ctx), context, progress);
-    status = progress.text !== "" ? "completed" : "completed_no_summary";
-  } catch (err) {
+  if (!failure) status = progress.text !== "" ? "completed" : "completed_no_summary";
+  else {
+    const { err } = failure;
     // A failed write may have left the kept context behind storage: the next run reads it all.
     deps.contexts.forget(session.sessionId);
     const e = toClawError(err);

@@ -14,7 +14,7 @@ import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
 import { linkSignals } from "../core/link-signals.js";
 import type { AgentEvent } from "./agent-events.js";
-import type { RunGates } from "./agent-loop.js";
+import { type RunGates, RunPaused } from "./agent-loop.js";
 import { executeRun, type RunMessage } from "./agent-run.js";
 import { type CompactOutcome, compactSession } from "./compact.js";
 import type { ContextCache } from "./context-cache.js";
@@ -112,9 +112,11 @@ export function runJob(
           return;
         }
         started = true;
-        await deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
+        // A paused run resumed here already has its row: this node now holds it.
+        if ("resume" in first) await deps.store.adoptRun(runId);
+        else await deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
         const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
-        const gate = await deps.gates?.forRun({ ...ids, bus: session.bus });
+        const gate = await deps.gates?.forRun({ ...ids, bus: session.bus, resumed: "resume" in first });
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
         const { config, store, bash, model, contexts } = deps;
         // Served, the run's bash gets a token of its own, scoped to this run and ended with it.
@@ -148,6 +150,8 @@ export function runJob(
       } catch (err) {
         unlink();
         if (!started && failed) caller.reject(failed);
+        // Paused on a call (closing, or taken over): it resumes later, from storage.
+        else if (err instanceof RunPaused) caller.reject(new ClawError("shutting_down", err.message));
         else caller.reject(toClawError(err));
       }
     },

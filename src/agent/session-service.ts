@@ -282,6 +282,20 @@ export class SessionService {
   }
 
   /**
+   * Resumes stored run `runId`, paused on call `callId` (an approval), in the session's turn like
+   * any run: it goes on from that call with the history read once. `opts.onStart` claims the
+   * resume (false: another node or waiter has it, and nothing runs here).
+   */
+  resume(sessionId: string, runId: string, callId: string, opts: RunOptions = {}): Promise<RunResult> {
+    const prepared = (async () => {
+      const session = await this.get({ sessionId });
+      this.clientFor(session);
+      return { session, first: { resume: { callId } } };
+    })();
+    return this.submitAgent(sessionId, prepared, opts, runId);
+  }
+
+  /**
    * `prompt`: with a behavior while an agent run is active, the message joins that run's queue
    * (steering or follow-up) and the caller gets that run's result; otherwise a run of its own.
    */
@@ -393,8 +407,13 @@ export class SessionService {
     return s;
   }
 
-  private submitAgent(sessionId: string, prepared: Promise<PreparedRun>, opts: RunOptions): Promise<RunResult> {
-    const job = runJob(this.jobDeps(), { clientFor: (s) => this.clientFor(s), runId: newRunId(), prepared, opts });
+  private submitAgent(
+    sessionId: string,
+    prepared: Promise<PreparedRun>,
+    opts: RunOptions,
+    runId = newRunId(),
+  ): Promise<RunResult> {
+    const job = runJob(this.jobDeps(), { clientFor: (s) => this.clientFor(s), runId, prepared, opts });
     try {
       this.scheduler.submit(sessionId, job);
     } catch (err) {

@@ -325,6 +325,11 @@ export class SessionStore {
     await this.sql.run(S.insertRun, [runId, sessionId, taskId ?? null, kind, Date.now(), this.node]);
   }
 
+  /** This node takes over a stored run (a paused run resumed here). */
+  async adoptRun(runId: string): Promise<void> {
+    await this.sql.run("UPDATE runs SET node = ? WHERE id = ?", [this.node, runId]);
+  }
+
   /** Records a run's end. */
   async endRun(runId: string, end: RunEnd): Promise<void> {
     await this.sql.run(S.endRun, [
@@ -356,11 +361,16 @@ export class SessionStore {
     return Number(row?.n ?? 0);
   }
 
-  /** Runs left "running" by a gone node (a dead process, a lost node) end as errors. */
+  /**
+   * Runs left "running" by a gone node (a dead process, a lost node) end as errors, except runs
+   * paused on an approval nobody has resumed yet: they were running nothing, and go on once it
+   * is decided.
+   */
   async interruptStaleRuns(live: readonly string[]): Promise<number> {
     const error = JSON.stringify({ code: "interrupted", message: "the process ended during the run" });
     const gone = ownerGone("node", live);
-    return (await this.sql.run(S.interruptRuns + gone.sql, [error, Date.now(), ...gone.params])).changes;
+    const paused = " AND id NOT IN (SELECT run_id FROM approvals WHERE resumed_at IS NULL)";
+    return (await this.sql.run(S.interruptRuns + gone.sql + paused, [error, Date.now(), ...gone.params])).changes;
   }
 
   /** Copies messages up to and including seq `through` into another session (inside `q`'s transaction). */

@@ -6,13 +6,15 @@
  * the run until a decision (approval_decide on any node, or the policy's timeout). An approved
  * command is claimed in the database before it runs, so it runs exactly once.
  */
-import type { CallGate, RunGates } from "../agent/agent-loop.js";
+import { randomBytes } from "node:crypto";
+import { type CallGate, type RunGates, RunPaused } from "../agent/agent-loop.js";
 import type { ToolOutcome } from "../agent/bash-tool.js";
 import { BASH_TOOL_NAME, parseToolArgs } from "../agent/bash-tool.js";
 import type { ModelCall } from "../agent/output-items.js";
 import { bashArgsSchema } from "../bash/bash-schema.js";
 import type { BusService } from "../bus/bus-service.js";
 import { ClawError } from "../core/errors.js";
+import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import { policyFor, savePolicy } from "./approval-policies.js";
 import { type Approval, type ApprovalPolicy, judge, NO_APPROVAL, timeoutMs } from "./approval-schema.js";
@@ -39,6 +41,12 @@ export interface GatedRun {
   policy: ApprovalPolicy;
 }
 
+/**
+ * Continues a decided approval's run that no process is running (its node is gone): in its
+ * session's queue, calling `claim` as it starts (false: another resumer has it; nothing runs).
+ */
+export type ApprovalResumer = (a: StoredApproval, claim: () => Promise<boolean>) => void;
+
 /** What `decide` returns. */
 export type DecideResult = Approval & { replayed?: true };
 
@@ -50,11 +58,17 @@ export class ApprovalService implements RunGates {
   readonly store: ApprovalStore;
   private readonly waiters = new Map<string, Set<() => void>>();
   private stopListening?: () => void;
+  private closing = false;
+  private resumer?: ApprovalResumer;
+  /** Resumes claimed here, by approval: the claim its resumed run's gate repeats. */
+  private readonly claims = new Map<string, string>();
+  /** Timeouts of approvals whose run waits nowhere (its process is gone). */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly sql: Sql,
     private readonly bus: BusService,
-    node: string,
+    private readonly node: string,
     private readonly tasks: ApprovalTaskPort,
     private readonly log: (line: string) => void,
     /** The server's default policy. Default: never */
@@ -64,9 +78,40 @@ export class ApprovalService implements RunGates {
   }
 
   /** The gate of one run: its task's policy, else its session's, else the server's. */
-  async forRun(run: Omit<GatedRun, "policy">): Promise<CallGate | undefined> {
+  async forRun(run: Omit<GatedRun, "policy"> & { resumed?: boolean }): Promise<CallGate | undefined> {
+    const { resumed, ...ids } = run;
     const policy = await policyFor(this.sql, run.sessionId, run.taskId, this.fallback);
-    return policy.mode === "never" ? undefined : this.gate({ ...run, policy });
+    return policy.mode === "never" && !resumed ? undefined : this.gate({ ...ids, policy });
+  }
+
+  /** Who continues runs stranded by a gone process once their approval is decided. */
+  setResumer(resumer: ApprovalResumer): void {
+    this.resumer = resumer;
+  }
+
+  /**
+   * Recovery (at start, and on each heartbeat with several nodes): the approvals whose run waits
+   * nowhere (its node is gone) are resumed when decided, decided by their timeout when it
+   * passed, and timed otherwise.
+   */
+  async recover(): Promise<void> {
+    if (this.closing) return;
+    const live = await liveNodes(this.sql, this.node);
+    for (const a of await this.store.unresumed()) {
+      if (a.runNode !== null && live.includes(a.runNode)) continue; // its run waits there
+      if (a.status !== "pending") this.resume(a);
+      else if (a.expiresAt !== null && !this.timers.has(a.approvalId)) {
+        const timer = setTimeout(
+          () => {
+            this.timers.delete(a.approvalId);
+            void this.expire(a);
+          },
+          Math.max(0, a.expiresAt - Date.now()),
+        );
+        timer.unref();
+        this.timers.set(a.approvalId, timer);
+      }
+    }
   }
 
   /** Sets a session's default policy. */
@@ -84,9 +129,15 @@ export class ApprovalService implements RunGates {
     });
   }
 
-  /** Stops listening; waiting runs are ended by their own abort. */
+  /**
+   * Stops listening. Runs waiting for a decision then pause when aborted (they are not ended and
+   * their approvals stay pending): they resume after a restart, once decided.
+   */
   close(): void {
+    this.closing = true;
     this.stopListening?.();
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
   }
 
   /** The gate a run's loop asks before each call. */
@@ -120,6 +171,7 @@ export class ApprovalService implements RunGates {
     const decided = await this.store.decide(approvalId, status, note ?? null, "human");
     if (decided) {
       await this.announceDecision(decided);
+      await this.resumeIfStranded(decided);
       return publicView(decided);
     }
     const current = await this.store.get(approvalId);
@@ -134,7 +186,34 @@ export class ApprovalService implements RunGates {
   }
 
   private async admit(run: GatedRun, call: ModelCall, signal: AbortSignal): Promise<ToolOutcome | undefined> {
-    if (run.policy.mode === "never" || call.name !== BASH_TOOL_NAME) return undefined;
+    if (call.name !== BASH_TOOL_NAME) return undefined;
+    // A call asked before (a resumed run) goes by its stored approval, whatever the policy is now.
+    let approval = await this.store.byCall(run.runId, call.callId);
+    if (!approval) {
+      const asked = await this.ask(run, call);
+      if (!asked || !("approvalId" in asked)) return asked;
+      approval = asked;
+    }
+    const decided = await this.waitForDecision(approval, signal);
+    const by = this.claims.get(decided.approvalId) ?? `${this.node}:${run.runId}`;
+    this.claims.delete(decided.approvalId);
+    if (!(await this.store.claimResume(decided.approvalId, by)))
+      throw new RunPaused(`another node resumed run ${run.runId} after approval ${decided.approvalId}`);
+    const fields = { type: "approval_decided", ...eventFields(decided), status: decided.status, note: decided.note };
+    await this.bus.out(run.bus, { ...fields, decidedBy: decided.decidedBy }).catch(() => {});
+    if (run.taskId) await this.tasks.resumed(run.taskId, `approval ${decided.status}: ${clip(decided.script, 120)}`);
+    if (decided.status === "denied") return denied(decided.note ?? `denied (${decided.reason})`);
+    if (await this.store.claimRun(decided.approvalId)) return undefined;
+    // Claimed before (a restart between the claim and the result): never a second run.
+    return {
+      result: { error: { code: "interrupted", message: "the approved command was started before and not finished" } },
+      isError: true,
+    };
+  }
+
+  /** Judges a new call: undefined (it runs), an outcome (denied by rule), or the stored request. */
+  private async ask(run: GatedRun, call: ModelCall): Promise<ToolOutcome | StoredApproval | undefined> {
+    if (run.policy.mode === "never") return undefined;
     const parsed = parseToolArgs(call.arguments);
     const args = parsed.error ? undefined : bashArgsSchema.safeParse(parsed.args);
     // Arguments that are not a bash call run nothing: the tool reports them as invalid.
@@ -156,17 +235,33 @@ export class ApprovalService implements RunGates {
       expiresAt: wait === undefined ? null : Date.now() + wait,
     });
     if (approval.status === "pending") await this.announceRequest(run, approval);
-    const decided = await this.waitForDecision(approval, signal);
-    const fields = { type: "approval_decided", ...eventFields(decided), status: decided.status, note: decided.note };
-    await this.bus.out(run.bus, { ...fields, decidedBy: decided.decidedBy }).catch(() => {});
-    if (run.taskId) await this.tasks.resumed(run.taskId, `approval ${decided.status}: ${clip(decided.script, 120)}`);
-    if (decided.status === "denied") return denied(decided.note ?? `denied (${decided.reason})`);
-    if (await this.store.claimRun(decided.approvalId)) return undefined;
-    // Claimed before (a restart between the claim and the result): never a second run.
-    return {
-      result: { error: { code: "interrupted", message: "the approved command was started before and not finished" } },
-      isError: true,
-    };
+    return approval;
+  }
+
+  /** Resumes a just-decided approval's run when no process runs it (its node is gone). */
+  private async resumeIfStranded(a: StoredApproval): Promise<void> {
+    try {
+      const run = await this.sql.get<{ status: string; node: string | null }>(
+        "SELECT status, node FROM runs WHERE id = ?",
+        [a.runId],
+      );
+      if (run?.status !== "running") return;
+      if (run.node !== null && (await liveNodes(this.sql, this.node)).includes(run.node)) return;
+      this.resume(a);
+    } catch (err) {
+      this.log(`tsclaw: approval ${a.approvalId}: could not resume its run: ${(err as Error).message}`);
+    }
+  }
+
+  /** Hands the run to the resumer, with a claim only this attempt can win. */
+  private resume(a: StoredApproval): void {
+    if (this.closing || !this.resumer) return;
+    const by = `${this.node}:${a.runId}:${randomBytes(4).toString("hex")}`;
+    this.resumer(a, async () => {
+      if (this.closing || !(await this.store.claimResume(a.approvalId, by))) return false;
+      this.claims.set(a.approvalId, by);
+      return true;
+    });
   }
 
   private async announceRequest(run: GatedRun, a: StoredApproval): Promise<void> {
@@ -183,6 +278,8 @@ export class ApprovalService implements RunGates {
       note: a.note,
       decidedBy: a.decidedBy,
     };
+    // The task goes on now (check_task waits again), wherever its run goes on.
+    if (a.taskId) await this.tasks.resumed(a.taskId, `approval ${a.status}: ${clip(a.script, 120)}`);
     this.wake(a.approvalId);
     // The waiting run, which knows its session's bus, publishes the decision there.
     await this.bus
@@ -193,6 +290,8 @@ export class ApprovalService implements RunGates {
   /** Resolves with the approval once decided (by anyone, or by its timeout here). */
   private async waitForDecision(a: StoredApproval, signal: AbortSignal): Promise<StoredApproval> {
     for (;;) {
+      if (signal.aborted && this.closing)
+        throw new RunPaused("the claw closed while this call waited for its approval; it goes on once decided");
       if (signal.aborted) throw new ClawError("cancelled", "the run was aborted while waiting for an approval");
       let wake!: () => void;
       const woken = new Promise<void>((resolve) => (wake = resolve));
@@ -224,7 +323,10 @@ export class ApprovalService implements RunGates {
       `no decision in time (${status} on timeout)`,
       "timeout",
     );
-    if (decided) await this.announceDecision(decided);
+    if (decided) {
+      await this.announceDecision(decided);
+      await this.resumeIfStranded(decided);
+    }
   }
 
   private wake(approvalId: string): void {

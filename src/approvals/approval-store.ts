@@ -154,6 +154,29 @@ export class ApprovalStore {
     return r && toApproval(r);
   }
 
+  /**
+   * Claims the run of a decided approval to go on; true for exactly one resumer (`by`: the node
+   * and run going on), and again for that same resumer.
+   */
+  async claimResume(id: string, by: string): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      "UPDATE approvals SET resumed_at = ?, resumed_by = ? WHERE id = ? AND status <> 'pending' AND (resumed_at IS NULL OR resumed_by = ?)",
+      [Date.now(), by, id, by],
+    );
+    return changes === 1;
+  }
+
+  /** Approvals nobody has resumed yet whose run is still unfinished, oldest first, with the node holding that run. */
+  async unresumed(): Promise<Array<StoredApproval & { runNode: string | null }>> {
+    const cols = COLUMNS.split(", ")
+      .map((c) => `a.${c}`)
+      .join(", ");
+    const rows = await this.sql.all<ApprovalRow & { run_node: string | null }>(
+      `SELECT ${cols}, r.node AS run_node FROM approvals a JOIN runs r ON r.id = a.run_id WHERE a.resumed_at IS NULL AND r.status = 'running' ORDER BY a.id`,
+    );
+    return rows.map((r) => ({ ...toApproval(r), runNode: r.run_node }));
+  }
+
   /** Claims an approved command to run; true for exactly one caller, ever. */
   async claimRun(id: string): Promise<boolean> {
     const { changes } = await this.sql.run(

@@ -153,6 +153,16 @@ export function createClaw(options: ClawOptions = {}): Claw {
   const tickets = new StreamTickets();
   const tasks = new TaskService({ config, sql, bus, sessions, identity, node });
   taskService = tasks;
+  // A decided approval whose run's process is gone: its run goes on here (with its task, if any).
+  approvals.setResumer((a, claim) => {
+    const resumed = a.taskId
+      ? tasks.resumeRun(a.taskId, a.runId, a.callId, claim)
+      : sessions.resume(a.sessionId, a.runId, a.callId, { onStart: claim });
+    resumed.catch((err: Error) => {
+      if (err instanceof ClawError && (err.code === "cancelled" || err.code === "shutting_down")) return;
+      config.log(`tsclaw: approval ${a.approvalId}: its run could not go on: ${err.message}`);
+    });
+  });
   // Several nodes: each heartbeat renews this node's session leases and takes over the work of
   // nodes whose lease lapsed. (On SQLite the start-up recovery is all there is to do.)
   if (store.kind === "postgres")
@@ -160,6 +170,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
       await sessions.recoverLostWork();
       await tasks.recoverLostWork();
       await schedules.recoverLostWork();
+      await approvals.recover();
       const reaped = bash.reapGoneNodes(identity().instance, await liveNodes(sql, node));
       if (reaped > 0) config.log(`tsclaw: killed ${reaped} bash processes that gone nodes left running here`);
     });
@@ -235,6 +246,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
     approvals.start();
     await sessions.start();
     await tasks.start();
+    await approvals.recover();
     await nodes.start();
     await schedules.start();
   })();
@@ -281,10 +293,10 @@ export function createClaw(options: ClawOptions = {}): Claw {
       closing ??= (async () => {
         await ready.catch(() => {}); // a start still under way finishes on the open database
         dispatcher.stop(); // aborts waits and bash runs of in-flight calls
+        approvals.close(); // first: runs waiting for a decision pause (not end) as they are aborted
         await schedules.close(); // no timer left; bash firings end (interrupted) while the store is open
         await tasks.close();
         await sessions.close();
-        approvals.close();
         await nodes.close();
         await dispatcher.idle(5000); // let in-flight calls answer before the database goes
         await tasks.telemetry.settled(); // their records are written a turn after they answer

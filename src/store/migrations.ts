@@ -2,6 +2,7 @@
  * Schema migrations, applied in order and tracked with `PRAGMA user_version`. Append a new
  * entry to change the schema; never edit one that has shipped.
  */
+import { approvalResumeSqlite } from "./schema/approval-resume.js";
 import { approvalsSqlite } from "./schema/approvals.js";
 import { busTsSqlite } from "./schema/bus-ts.js";
 import { coreSchema } from "./schema/core.js";
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly string[] = [
   oneEventIndexSqlite,
   approvalsSqlite,
   schedulesSqlite,
+  approvalResumeSqlite,
 ];
 
 /** The schema version this build writes. */

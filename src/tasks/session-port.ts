@@ -40,4 +40,18 @@ export interface SessionPort {
       onEvent?: (event: AgentEvent) => void;
     },
   ): Promise<TaskRunResult>;
+  /** Resumes stored run `runId` paused on call `callId`, in the session's queue like `run`. */
+  resume(
+    sessionId: string,
+    runId: string,
+    callId: string,
+    opts?: {
+      taskId?: string;
+      /** The task's seq, as for `run`. */
+      order?: number;
+      signal?: AbortSignal;
+      onStart?: () => boolean | undefined | Promise<boolean | undefined>;
+      onEvent?: (event: AgentEvent) => void;
+    },
+  ): Promise<TaskRunResult>;
 }

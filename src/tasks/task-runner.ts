@@ -11,6 +11,7 @@ import { toClawError } from "../core/errors.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult } from "./session-port.js";
 import { endedInError, markInterrupted, taskError } from "./task-errors.js";
+import { pausedTasks } from "./task-recovery.js";
 import type { TaskStatus } from "./task-schema.js";
 import { ACTIONABLE, TERMINAL } from "./task-status.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
@@ -41,6 +42,44 @@ export class TaskRunner {
 
   /** Puts a todo run task in its session's queue; it starts when its turn comes. */
   enqueue(task: TaskRecord): void {
+    this.track(task, (job, onEvent) =>
+      this.sessions.run(job.sessionId, task.prompt ?? "", {
+        taskId: task.id,
+        order: task.seq,
+        signal: job.controller.signal,
+        onStart: async () => {
+          job.started = await this.begin(task.id, job);
+          return job.started;
+        },
+        onEvent,
+      }),
+    );
+  }
+
+  /**
+   * Resumes the task's stored run, paused on call `callId` (an approval), in its session's queue.
+   * `claim` is awaited as it leaves the queue: false when someone else resumes it (nothing runs).
+   */
+  resume(task: TaskRecord, runId: string, callId: string, claim: () => Promise<boolean>): void {
+    this.track(task, (job, onEvent) =>
+      this.sessions.resume(job.sessionId, runId, callId, {
+        taskId: task.id,
+        order: task.seq,
+        signal: job.controller.signal,
+        onStart: async () => {
+          job.started = !this.closing && (await claim());
+          return job.started;
+        },
+        onEvent,
+      }),
+    );
+  }
+
+  /** Runs `start`'s run for the task and records its progress and end. */
+  private track(
+    task: TaskRecord,
+    start: (job: TaskJob, onEvent: (e: AgentEvent) => void) => Promise<TaskRunResult>,
+  ): void {
     if (!task.sessionId || this.closing || this.jobs.has(task.id)) return;
     const job: TaskJob = {
       sessionId: task.sessionId,
@@ -50,19 +89,9 @@ export class TaskRunner {
       writes: Promise.resolve(),
     };
     this.jobs.set(task.id, job);
-    job.done = this.sessions
-      .run(task.sessionId, task.prompt ?? "", {
-        taskId: task.id,
-        order: task.seq,
-        signal: job.controller.signal,
-        onStart: async () => {
-          job.started = await this.begin(task.id, job);
-          return job.started;
-        },
-        onEvent: (e) => {
-          job.writes = job.writes.then(() => this.onEvent(task.id, e));
-        },
-      })
+    job.done = start(job, (e) => {
+      job.writes = job.writes.then(() => this.onEvent(task.id, e));
+    })
       .then(
         async (result) => {
           await job.writes;
@@ -107,17 +136,25 @@ export class TaskRunner {
     await settleWithin(job.done, timeoutMs);
   }
 
-  /** Shutdown: running tasks become error/interrupted, runs are aborted and awaited; waiting tasks stay todo. */
+  /**
+   * Shutdown: running tasks become error/interrupted, runs are aborted and awaited; waiting tasks
+   * stay todo, and tasks whose run waits on an approval stay as they are (the run goes on later).
+   */
   async close(timeoutMs = 15_000): Promise<void> {
     this.closing = true;
     const running = [...this.jobs].filter(([, job]) => job.started);
+    const paused = await pausedTasks(
+      this.store.sql,
+      running.map(([taskId]) => taskId),
+    ).catch(() => new Set<string>());
     await Promise.all(
       running.map(async ([taskId, job]) => {
-        await markInterrupted(this.store, taskId, {
-          message: "the server shut down while this task ran",
-          latest: "interrupted by shutdown",
-          timeline: "interrupted: the server shut down",
-        });
+        if (!paused.has(taskId))
+          await markInterrupted(this.store, taskId, {
+            message: "the server shut down while this task ran",
+            latest: "interrupted by shutdown",
+            timeline: "interrupted: the server shut down",
+          });
         job.controller.abort();
       }),
     );
@@ -147,6 +184,8 @@ export class TaskRunner {
 
   /** The run never started (cancelled while waiting, shutdown, session deleted, no key). */
   private async notRun(t: TaskRecord, job: TaskJob, e: ClawError): Promise<void> {
+    // Paused on an approval as the claw closed (or taken over by another node): it resumes later.
+    if (e.code === "shutting_down" && job.started) return;
     if (job.started) {
       // Started, then failed outside the loop (the run row could not be written, …).
       if (e.code === "internal") this.log(`tsclaw: task ${t.id}: run failed: ${e.message}`);

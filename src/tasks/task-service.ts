@@ -87,11 +87,13 @@ export class TaskService {
         for (const e of events) this.onTaskEvent(JSON.parse(e.payloadJson) as TaskEvent);
       });
     await this.recoverLostWork();
+    // A task waiting for an approval keeps its phase: its run goes on once the approval is decided.
+    const settled = (phase: string | null) => phase === "waiting_human" || phase === "awaiting_approval";
     for (const status of ["blocked", "needs_human"] as const) {
       for (const t of await this.store.runTasksWithStatus(status)) {
-        if (t.phase === "waiting_human") continue;
+        if (settled(t.phase)) continue;
         await this.store.change(t.id, (now) =>
-          now.status === status && now.phase !== "waiting_human" ? { patch: { phase: "waiting_human" } } : undefined,
+          now.status === status && !settled(now.phase) ? { patch: { phase: "waiting_human" } } : undefined,
         );
       }
     }
@@ -103,6 +105,21 @@ export class TaskService {
     const live = await liveNodes(this.deps.sql, this.deps.node);
     await endLostRunTasks(this.store, live);
     for (const t of await claimQueuedRunTasks(this.deps.sql, this.deps.node, live)) this.runner.enqueue(t);
+  }
+
+  /**
+   * Resumes the task's run, paused on call `callId` (an approval) by a process that is gone.
+   * `claim` decides who resumes it; the winner takes the task over for this node. A task that
+   * ended meanwhile (cancelled) is not resumed.
+   */
+  async resumeRun(taskId: string, runId: string, callId: string, claim: () => Promise<boolean>): Promise<void> {
+    const t = await this.store.find(taskId);
+    if (!t || this.closed || TERMINAL.has(t.status)) return;
+    this.runner.resume(t, runId, callId, async () => {
+      if (!(await claim())) return false;
+      await this.deps.sql.run("UPDATE tasks SET run_node = ? WHERE id = ?", [this.deps.node, taskId]);
+      return true;
+    });
   }
 
   /** A task changed (here or on another node). */

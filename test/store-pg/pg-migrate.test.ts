@@ -130,7 +130,7 @@ test("a database at an older version gets only the steps past it", async () => {
   const opened = await openPg(url);
   await opened.close();
   expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
-  expect(PG_SCHEMA_VERSION).toBe(9);
+  expect(PG_SCHEMA_VERSION).toBe(10);
   expect(await query(url, "SELECT value FROM meta WHERE key = 'kept'")).toEqual([{ value: "yes" }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM nodes")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM session_leases")).toEqual([{ n: 0 }]);

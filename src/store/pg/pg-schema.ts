@@ -9,6 +9,7 @@
  * with a GIN index instead of an FTS5 table. Text keys that are listed in order use the "C"
  * collation, so lists sort as SQLite sorts them (by code point), whatever the database's locale.
  */
+import { approvalResumePg } from "../schema/approval-resume.js";
 import { approvalsPg } from "../schema/approvals.js";
 import { busTsPg } from "../schema/bus-ts.js";
 import { multiNodeSchema } from "../schema/multi-node.js";
@@ -206,6 +207,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 7, sql: oneEventIndexPg },
   { version: 8, sql: approvalsPg },
   { version: 9, sql: schedulesPg },
+  { version: 10, sql: approvalResumePg },
 ];
 
 /** The schema version the PostgreSQL migrations end at. */
