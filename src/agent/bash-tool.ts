@@ -99,7 +99,11 @@ export async function runBashTool(
   try {
     // The runner checks templates against the payload limit before the script starts.
     const args = scopeEventSpecs(checked.data, opts.bus);
-    const result = await bash.run(toBashRequest(args), { signal: opts.signal, contextEnv: opts.contextEnv });
+    const result = await bash.run(toBashRequest(args), {
+      signal: opts.signal,
+      contextEnv: opts.contextEnv,
+      ...(opts.onOutput ? { onOutput: opts.onOutput } : {}),
+    });
     return { result, isError: false };
   } catch (err) {
     if (opts.signal.aborted) throw new ClawError("cancelled", "the run was aborted while bash was running");

@@ -12,7 +12,10 @@ import { isLoopbackUrl, remoteOf } from "../../adapters/cli/remote.js";
 
 /** A command line with just these flags. */
 function commandLine(flags: Record<string, string>): CommandLine {
-  return { get: <T>(flag: string) => flags[flag] as T | undefined } as CommandLine;
+  return {
+    get: <T>(flag: string) => flags[flag] as T | undefined,
+    given: (flag: string) => flag in flags, // as if every value came on the command line
+  } as CommandLine;
 }
 
 describe("the token file's token goes to loopback URLs only", () => {

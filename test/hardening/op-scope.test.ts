@@ -55,7 +55,10 @@ describe("token scope from the operation definitions", () => {
       if (op.scope !== undefined) expect(kinds).toContain(op.scope);
       const entry = ops.find((e: { name: string }) => e.name === op.name);
       expect(entry?.scope, op.name).toBe(op.scope ?? "none");
-      expect(allowed(op), op.name).toBe((op.scope ?? "none") !== "none");
+      // "approve" needs a grant no run's token has (an agent must not approve its own commands).
+      expect(allowed(op), op.name).toBe(!["none", "approve"].includes(op.scope ?? "none"));
+      if (op.scope === "approve")
+        expect(() => authorizeScoped({ ...FULL, approve: true }, op, OWN_ARGS, "s_1", SCOPED_OPS)).not.toThrow();
     }
   });
 
@@ -79,9 +82,9 @@ describe("token scope from the operation definitions", () => {
         "server_identity",
       ].sort(),
     );
-    // Derived, not listed: the set is exactly the operations that declare a reach.
+    // Derived, not listed: the set is exactly the operations that declare a reach a run's token has.
     expect([...SCOPED_OPS].sort()).toEqual(
-      ALL.filter((o) => (o.scope ?? "none") !== "none")
+      ALL.filter((o) => !["none", "approve"].includes(o.scope ?? "none"))
         .map((o) => o.name)
         .sort(),
     );

@@ -36,7 +36,17 @@ describe("operation flags", () => {
     for (const name of ["out", "run_task", "task_create", "memory_add"])
       expect(flagsOf(name).idempotent, name).toBe(false);
     const openWorld = OPS.filter((o) => o.flags.openWorld).map((o) => o.name);
-    expect(openWorld.sort()).toEqual(["bash", "compact", "prompt", "run_task"]);
+    // Approving runs the agent's command; a schedule created, changed or triggered runs bash or a model.
+    expect(openWorld.sort()).toEqual([
+      "approval_decide",
+      "bash",
+      "compact",
+      "prompt",
+      "run_task",
+      "schedule_create",
+      "schedule_trigger",
+      "schedule_update",
+    ]);
   });
 
   it("appear in the ops catalog and in /doc", async () => {

@@ -1,5 +1,5 @@
 /**
- * Schema version 8: schedules and their firings. A schedule's `due_at` is the next due time no
+ * Schema version 9: schedules and their firings. A schedule's `due_at` is the next due time no
  * node has handled yet: a node handles it by moving it forward with a compare-and-set in the
  * same transaction that inserts the firing rows, and (schedule_id, firing_at) is the primary key
  * of the firings, so each due time is recorded, and fired, once whatever the number of nodes.
@@ -7,7 +7,7 @@
  * was paused. Tasks a schedule starts name it (`schedule_id`, `firing_at`). Times are epoch
  * milliseconds; `spec` is the JSON of what the caller set (when, action, policies).
  */
-const table = (text: string) => /* sql */ `
+const table = (text: string, integer: string) => /* sql */ `
 CREATE TABLE schedules (
   id                   TEXT PRIMARY KEY,
   name                 TEXT NOT NULL,
@@ -42,11 +42,11 @@ CREATE TABLE schedule_firings (
 CREATE INDEX schedule_firings_outcome ON schedule_firings (outcome, schedule_id);
 CREATE INDEX schedule_firings_task ON schedule_firings (task_id);
 ALTER TABLE tasks ADD COLUMN schedule_id TEXT;
-ALTER TABLE tasks ADD COLUMN firing_at BIGINT;
+ALTER TABLE tasks ADD COLUMN firing_at ${integer};
 `;
 
 /** SQLite. */
-export const schedulesSqlite = table(" WITHOUT ROWID");
+export const schedulesSqlite = table(" WITHOUT ROWID", "INTEGER");
 
 /** PostgreSQL (the same tables, the same version). */
-export const schedulesPg = table("");
+export const schedulesPg = table("", "BIGINT");
