@@ -6,7 +6,7 @@ import type { SessionService } from "./session-service.js";
 /** One page of sessions, each with `isRunning`. */
 export async function listSessions(
   sessions: SessionService,
-  args: { active?: boolean; limit: number; cursor?: string },
+  args: { active?: boolean; limit: number; cursor?: string; maxBytes: number },
 ): Promise<{ sessions: Array<Session & { isRunning: boolean }>; nextCursor: string | null }> {
   if (args.active) {
     // Few sessions run at once: list them all, no paging.
@@ -21,11 +21,11 @@ export async function listSessions(
     throw new ClawError("invalid_args", "cursor is not one this server returned", {
       issues: [{ path: "cursor", message: "invalid cursor" }],
     });
-  const page = await sessions.store.list(before, args.limit + 1);
-  const rows = page.slice(0, args.limit);
+  const page = await sessions.store.listPage(before, args.limit, args.maxBytes);
+  const rows = page.sessions;
   const running = await sessions.running(rows.map((r) => r.sessionId));
   return {
     sessions: rows.map(({ cursor: _c, ...row }) => ({ ...row, isRunning: running.has(row.sessionId) })),
-    nextCursor: page.length > args.limit ? String(rows.at(-1)!.cursor) : null,
+    nextCursor: page.more ? String(rows.at(-1)!.cursor) : null,
   };
 }

@@ -74,6 +74,8 @@ const SESSION_COLUMNS =
   "rowid AS pos, id, key, name, bus, model, provider, instructions, stream_text, created_at, updated_at";
 /** Bytes counted per message on top of its text for the other fields and the JSON around them. */
 const MESSAGE_OVERHEAD = 256;
+/** What a listed session costs beside its text: ids, bus, model, times and JSON (an estimate). */
+const SESSION_OVERHEAD_BYTES = 512;
 
 const MESSAGE_COLUMNS = "id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at";
 
@@ -84,6 +86,9 @@ const S = {
   insertSession:
     "INSERT INTO sessions (id, key, name, bus, model, provider, instructions, stream_text, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
   list: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE rowid < ? ORDER BY rowid DESC LIMIT ?`,
+  /** The sizes of a list page's candidates, read before their rows (a page is bounded in bytes). */
+  listSizes: `SELECT rowid AS pos, ${octetsOf(["key", "name", "instructions"])} AS size FROM sessions WHERE rowid < ? ORDER BY rowid DESC LIMIT ?`,
+  listRange: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE rowid < ? AND rowid >= ? ORDER BY rowid DESC`,
   deleteSession: "DELETE FROM sessions WHERE id = ?",
   // One statement: the seq is the session's next one (a session's messages are written by its
   // one active run at a time).
@@ -225,6 +230,28 @@ export class SessionStore {
   async list(before: number, limit: number): Promise<Array<Session & { cursor: number }>> {
     const rows = await this.sql.all<SessionRow>(S.list, [before, limit]);
     return rows.map((r) => ({ ...toSession(r), cursor: r.pos }));
+  }
+
+  /**
+   * A page of sessions newest first, `before` a position cursor (exclusive): at most `limit`
+   * and at most `maxBytes` of their text (instructions may be long), the first whatever its
+   * size. Sizes are read first, so text that is not sent is never loaded.
+   */
+  async listPage(
+    before: number,
+    limit: number,
+    maxBytes: number,
+  ): Promise<{ sessions: Array<Session & { cursor: number }>; more: boolean }> {
+    const sizes = await this.sql.all<{ pos: number | string; size: number | string }>(S.listSizes, [before, limit + 1]);
+    const n = fitBytes(
+      sizes.map((r) => Number(r.size)),
+      maxBytes,
+      limit,
+      SESSION_OVERHEAD_BYTES,
+    );
+    if (n === 0) return { sessions: [], more: false };
+    const rows = await this.sql.all<SessionRow>(S.listRange, [before, Number(sizes[n - 1]!.pos)]);
+    return { sessions: rows.map((r) => ({ ...toSession(r), cursor: Number(r.pos) })), more: sizes.length > n };
   }
 
   /** Deletes a session with its messages and runs. */

@@ -216,11 +216,14 @@ export const listSessionsOp = defineOp({
   group: "session",
   flags: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   summary: "List sessions, newest first, with isRunning; `active: true` lists only those running now.",
+  notes:
+    "A page holds at most `limit` sessions and at most `maxBytes` of their text (a session's instructions may be long), the first session whatever its size; `nextCursor` continues.",
   input: z
     .object({
       active: z.boolean().optional().describe("Only sessions with an active run. Default: all"),
       limit: z.number().int().min(1).max(500).default(50).describe("Max sessions, 1-500. Default: 50"),
       cursor: z.string().optional().describe("nextCursor of the previous page"),
+      maxBytes: pageBytesInput,
     })
     .strict(),
   output: z.object({

@@ -54,3 +54,26 @@ it("pages of large messages stay within maxBytes, always hold one, and lose noth
   expect(few.messages).toHaveLength(2); // small messages: the count still bounds the page
   expect(few.hasMore).toBe(true);
 });
+
+it("list_sessions pages sessions with long instructions within maxBytes, and loses none", async () => {
+  const keys = Array.from({ length: 10 }, (_, i) => `long-instructions-${i}`);
+  for (const sessionKey of keys) await claw.session.start({ sessionKey, instructions: "i".repeat(MIB / 4) });
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  for (;;) {
+    const page = await claw.session.list({ maxBytes: MIB, ...(cursor ? { cursor } : {}) });
+    pages++;
+    expect(page.sessions.length).toBeGreaterThan(0);
+    if (page.sessions.length > 1) expect(Buffer.byteLength(JSON.stringify(page.sessions))).toBeLessThan(1.1 * MIB);
+    seen.push(...page.sessions.map((s) => s.sessionKey ?? ""));
+    if (page.nextCursor === null) break;
+    cursor = page.nextCursor;
+  }
+  const listed = seen.filter((k) => k.startsWith("long-instructions-"));
+  expect(listed.sort()).toEqual([...keys].sort()); // each once
+  expect(pages).toBeGreaterThanOrEqual(3);
+  // The smallest budget still makes progress, one session a page; the default holds them all.
+  expect((await claw.session.list({ maxBytes: 1024 })).sessions).toHaveLength(1);
+  expect((await claw.session.list({})).sessions.length).toBeGreaterThanOrEqual(10);
+});
