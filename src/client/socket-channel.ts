@@ -5,8 +5,8 @@
  * last seq it delivered. It opens with the first subscription and closes with the last one.
  */
 import { ClawError, type WireError } from "../core/errors.js";
-import { serverFrameSchema } from "../core/wire.js";
 import { fromWire } from "./http-call.js";
+import { checkServerFrame } from "./server-frame.js";
 
 /** The part of a WebSocket the client uses: the browser's, Node 22's, or the `ws` package's. */
 export interface SocketLike {
@@ -218,12 +218,12 @@ export class SocketChannel {
     } catch {
       return; // not ours to answer: the server only sends JSON
     }
-    const parsed = serverFrameSchema.safeParse(value);
-    if (!parsed.success) {
-      this.malformed(value, parsed.error.message);
+    const checked = checkServerFrame(value);
+    if ("error" in checked) {
+      this.malformed(value, checked.error);
       return;
     }
-    const frame = parsed.data;
+    const frame = checked.frame;
     if ("event" in frame) {
       if (frame.event !== "bus" || !("sub" in frame)) return; // "closing" (4008): the close follows
       const f: EventFrame = { ...frame, event: "bus" };

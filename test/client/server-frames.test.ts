@@ -60,3 +60,29 @@ it("drops malformed event frames and fails a request answered by a malformed res
   await expect(failed).rejects.toMatchObject({ code: "not_found", message: "no" });
   channel.close();
 });
+
+it("the client's frame check accepts and refuses exactly what serverFrameSchema does", async () => {
+  const { serverFrameSchema } = await import("../../src/core/wire.js");
+  const { checkServerFrame } = await import("../../src/client/server-frame.js");
+  const cases: unknown[] = [
+    { event: "bus", sub: "s1", bus: "b", seq: 3, ts: 1, payload: { a: 1 } },
+    { event: "bus", sub: "s1", bus: "b", seq: 3.5, ts: 1, payload: 1 },
+    { event: "bus", sub: 1, bus: "b", seq: 3, ts: 1 },
+    { event: "bus", sub: "s1", bus: "b", seq: 3, ts: "1" },
+    { event: "closing" },
+    { event: 4008 },
+    { id: 1, ok: true, result: { x: 1 } },
+    { id: null, ok: true },
+    { id: "a", ok: false, error: { code: "not_found", message: "m", retryable: false } },
+    { id: "a", ok: false, error: { code: "not_found", message: "m", retryable: false, details: { k: 1 } } },
+    { id: "a", ok: false, error: { code: 42, message: "m", retryable: false } },
+    { id: "a", ok: false, error: { code: "x", message: "m" } },
+    { id: 1, ok: "yes" },
+    { id: {}, ok: true },
+    [],
+    null,
+    "frame",
+  ];
+  for (const c of cases)
+    expect("frame" in checkServerFrame(c), JSON.stringify(c)).toBe(serverFrameSchema.safeParse(c).success);
+});
