@@ -113,11 +113,21 @@ export function approvalRequest(a: PendingApproval): InputRequest {
   };
 }
 
-/** Keys this node has answered (a human key is answered once; its task's next version asks again). */
-const answered = new Set<string>();
+/**
+ * Keys this claw has answered (a human key is answered once; its task's next version asks
+ * again), per claw: two claws in one process answer for their own tasks.
+ */
+const answeredBy = new WeakMap<Claw, Set<string>>();
 const ANSWERED_MAX = 10_000;
 
-function remember(key: string): void {
+function answeredOf(claw: Claw): Set<string> {
+  let set = answeredBy.get(claw);
+  if (!set) answeredBy.set(claw, (set = new Set()));
+  return set;
+}
+
+function remember(claw: Claw, key: string): void {
+  const answered = answeredOf(claw);
   answered.add(key);
   if (answered.size > ANSWERED_MAX) answered.delete(answered.values().next().value as string);
 }
@@ -129,7 +139,7 @@ export async function inputRequestsOf(claw: Claw, t: Task): Promise<Record<strin
   // A work task without a session has nobody to deliver an answer to: it is not asked.
   if ((t.status !== "needs_human" && t.status !== "blocked") || (!t.sessionId && !t.sessionKey)) return {};
   const key = humanKey(t);
-  return answered.has(`${t.taskId}/${key}`) ? {} : { [key]: humanRequest(t) };
+  return answeredOf(claw).has(`${t.taskId}/${key}`) ? {} : { [key]: humanRequest(t) };
 }
 
 /** The result a run_task call would have given at the task's end; a run that failed is a tool error. */
@@ -182,7 +192,7 @@ export async function answerInputs(claw: Claw, t: Task, responses: Record<string
       if (!accepted || typeof content.message !== "string" || content.message.trim() === "") continue;
       const ref = t.sessionId ? { sessionId: t.sessionId } : { sessionKey: t.sessionKey ?? "" };
       const r = await claw.do({ op: "follow_up", args: { ...ref, message: content.message } }, { transport: "mcp" });
-      if (r.ok) remember(`${t.taskId}/${key}`);
+      if (r.ok) remember(claw, `${t.taskId}/${key}`);
       continue;
     }
     await decideApproval(claw, key, accepted && content.decision === "approve" ? "approve" : "deny", content.note);

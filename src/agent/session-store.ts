@@ -85,7 +85,6 @@ const S = {
   // A key taken meanwhile (another caller, another node) is no error: ensure reads that session.
   insertSession:
     "INSERT INTO sessions (id, key, name, bus, model, provider, instructions, stream_text, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-  list: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE rowid < ? ORDER BY rowid DESC LIMIT ?`,
   /** The sizes of a list page's candidates, read before their rows (a page is bounded in bytes). */
   listSizes: `SELECT rowid AS pos, ${octetsOf(["key", "name", "instructions"])} AS size FROM sessions WHERE rowid < ? ORDER BY rowid DESC LIMIT ?`,
   listRange: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE rowid < ? AND rowid >= ? ORDER BY rowid DESC`,
@@ -224,12 +223,6 @@ export class SessionStore {
       [...keys.map((k) => fields[k] as string), Date.now(), sessionId],
     );
     return row && toSession(row);
-  }
-
-  /** Sessions newest first, `before` a position cursor (exclusive). */
-  async list(before: number, limit: number): Promise<Array<Session & { cursor: number }>> {
-    const rows = await this.sql.all<SessionRow>(S.list, [before, limit]);
-    return rows.map((r) => ({ ...toSession(r), cursor: r.pos }));
   }
 
   /**
