@@ -122,7 +122,10 @@ const ANSWERED_MAX = 10_000;
 
 function answeredOf(claw: Claw): Set<string> {
   let set = answeredBy.get(claw);
-  if (!set) answeredBy.set(claw, (set = new Set()));
+  if (!set) {
+    set = new Set();
+    answeredBy.set(claw, set);
+  }
   return set;
 }
 
