@@ -53,6 +53,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // A worker runs file after file in one process, keeping the modules it has loaded: each file
+    // loading the whole tree (the MCP SDKs, zod, openai, …) afresh cost over a minute of the fast
+    // project's 2 min 20 s (measured in docs/testing.md). Files share nothing else: every test
+    // builds its own claws, servers and temporary directories, and closes them.
+    isolate: false,
     // Two files at a time on this 2-core machine: most of a file's time is spent waiting on the
     // servers, shells and PostgreSQL it starts, so a second worker fills those waits (measured
     // in docs/testing.md). vitest's own default here would be one (cores - 1).

@@ -11,11 +11,15 @@
 #
 # Prints "node<major>: N passed, N failed" and exits with vitest's status. With TSCLAW_CI_REPORT
 # set, vitest's JSON report (per-file durations) is kept at that path.
-# Usage: bash .ci/node.sh <major> [vitest args…]   (e.g. bash .ci/node.sh 26 --project fast test/core)
+# With --prepare-only as the first vitest argument it stops once the binary and the build are
+# ready (CI prepares both versions side by side, then runs their smokes).
+# Usage: bash .ci/node.sh <major> [--prepare-only | vitest args…]   (e.g. bash .ci/node.sh 26 --project fast test/core)
 set -euo pipefail
 
-MAJOR=${1:?usage: .ci/node.sh <major> [vitest args…]}
+MAJOR=${1:?usage: .ci/node.sh <major> [--prepare-only | vitest args…]}
 shift
+PREPARE_ONLY=0
+if [ "${1:-}" = "--prepare-only" ]; then PREPARE_ONLY=1; shift; fi
 [[ $MAJOR =~ ^[0-9]+$ ]] || { echo "node.sh: the major version must be a number, not \"$MAJOR\"" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${TSCLAW_NODE_CACHE:-$HOME/.cache/tsclaw/node$MAJOR}
@@ -78,6 +82,7 @@ PATH="$NODE_HOME/bin:$PATH" TSCLAW_BS3_ADDON=$ADDON NODE_OPTIONS="--require $PRE
   "$NODEX" -e "const D = require('$BS3_SRC'); new D(':memory:').close()" \
   || { log "the Node $MAJOR build of better-sqlite3 does not load"; exit 1; }
 log "ready after $(($(date +%s) - started)) s"
+if [ $PREPARE_ONLY -eq 1 ]; then exit 0; fi
 
 # 4. The test suite.
 if [ -n "${TSCLAW_CI_REPORT:-}" ]; then

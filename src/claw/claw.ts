@@ -28,7 +28,7 @@ import type { Caller, OpInput, OpOutput } from "../handles/handle-types.js";
 import { type Identity, loadIdentity } from "../nodes/identity.js";
 import { NodeService } from "../nodes/node-service.js";
 import { liveNodes } from "../nodes/owners.js";
-import { type CatalogEntry, catalog } from "../ops/catalog.js";
+import { type CatalogEntry, catalog, handleEntries } from "../ops/catalog.js";
 import { OPS, type RegisteredOp } from "../ops/index.js";
 import type { Services } from "../ops/registry.js";
 import { ScheduleService } from "../schedules/schedule-service.js";
@@ -255,7 +255,7 @@ export function createClaw(options: ClawOptions = {}): Claw {
   let closing: Promise<void> | undefined;
   return {
     ...assembleHandles(
-      deriveHandles(catalog(OPS), untypedCall, (name) =>
+      deriveHandles(handleEntries(OPS), untypedCall, (name) =>
         localStream((op, args) => dispatcher.openStream(op, args), name),
       ),
     ),

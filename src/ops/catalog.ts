@@ -35,6 +35,23 @@ export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<
   return leanSchema(js);
 }
 
+/**
+ * What deriving the typed handles needs of each operation: names, kinds, and the names of the
+ * input's properties (whether it takes a session). Read from the zod shapes, since building every
+ * JSON Schema of the catalog costs a few hundred milliseconds that `createClaw()` (and so every
+ * `serve` and CLI start) would otherwise pay before the first call; /doc and `ops` build them
+ * when first asked.
+ */
+export function handleEntries(ops: readonly AnyOpDef[]) {
+  return ops.map((op) => ({
+    name: op.name,
+    handle: op.handle,
+    streamingOnly: op.streamingOnly ?? false,
+    kind: op.kind ?? "call",
+    input: { properties: op.input instanceof z.ZodObject ? op.input.shape : jsonSchemaOf(op.input, "input").properties },
+  }));
+}
+
 /** The catalog, computed once per registry. */
 export function catalog(ops: readonly AnyOpDef[]): CatalogEntry[] {
   let entries = cache.get(ops);
