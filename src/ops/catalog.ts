@@ -48,7 +48,9 @@ export function handleEntries(ops: readonly AnyOpDef[]) {
     handle: op.handle,
     streamingOnly: op.streamingOnly ?? false,
     kind: op.kind ?? "call",
-    input: { properties: op.input instanceof z.ZodObject ? op.input.shape : jsonSchemaOf(op.input, "input").properties },
+    input: {
+      properties: op.input instanceof z.ZodObject ? op.input.shape : jsonSchemaOf(op.input, "input").properties,
+    },
   }));
 }
 
