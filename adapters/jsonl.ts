@@ -1,10 +1,11 @@
 /**
- * The one JSON-lines framer: splits a byte stream on "\n" only (never `readline`, which also
+ * The one JSON-lines framer, over the core line splitter (LF only, never `readline`, which also
  * splits on U+2028/U+2029 and would cut JSON strings apart), with a maximum line length so one
  * endless line cannot exhaust memory. Used by stdio, `tsclaw tail` and any other JSONL reader.
  */
 import type { Writable } from "node:stream";
 import { DEFAULTS } from "../src/config/defaults.js";
+import { LineSplitter } from "../src/core/line-splitter.js";
 import { encodeResponse } from "../src/core/wire.js";
 
 /** Default max line length: 10 MiB, the same as a request body. */
@@ -19,68 +20,17 @@ export interface JsonLinesHandlers {
 }
 
 /**
- * Incremental LF-only splitter over bytes. Bytes are collected per line and decoded once the
- * line is complete, so multi-byte characters split across chunks survive.
+ * The core line splitter as a JSON-lines framer: a line longer than the limit is dropped whole
+ * (a cut JSON text is no JSON) and reported once, as soon as it passes the limit.
  */
-export class JsonLinesSplitter {
-  private parts: Buffer[] = [];
-  private size = 0;
-  /** True while skipping the rest of an oversized line. */
-  private discarding = false;
-
+export class JsonLinesSplitter extends LineSplitter {
   /** @param maxLineBytes Longest accepted line in bytes. Default: 10 MiB */
-  constructor(
-    private readonly handlers: JsonLinesHandlers,
-    private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
-  ) {}
-
-  /** Feeds a chunk; calls the handlers for every complete line in it. */
-  push(chunk: Buffer | Uint8Array | string): void {
-    let buf =
-      typeof chunk === "string"
-        ? Buffer.from(chunk, "utf8")
-        : Buffer.isBuffer(chunk)
-          ? chunk
-          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10)) {
-      this.take(buf.subarray(0, nl));
-      this.finishLine();
-      buf = buf.subarray(nl + 1);
-    }
-    if (buf.length > 0) this.take(buf);
-  }
-
-  /** Ends the stream: a final unterminated line is delivered too. */
-  end(): void {
-    if (this.size > 0 || this.discarding) this.finishLine();
-  }
-
-  private take(piece: Buffer): void {
-    if (this.discarding || piece.length === 0) return;
-    this.size += piece.length;
-    if (this.size > this.maxLineBytes) {
-      // Report once, as early as possible, and keep nothing of the line.
-      this.handlers.oversize(this.size);
-      this.parts = [];
-      this.discarding = true;
-      return;
-    }
-    // Copy: the caller may reuse its chunk buffer.
-    this.parts.push(Buffer.from(piece));
-  }
-
-  private finishLine(): void {
-    if (this.discarding) {
-      this.discarding = false;
-      this.size = 0;
-      return;
-    }
-    const bytes = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
-    this.parts = [];
-    this.size = 0;
-    let text = bytes.toString("utf8");
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    this.handlers.line(text);
+  constructor(handlers: JsonLinesHandlers, maxLineBytes = DEFAULT_MAX_LINE_BYTES) {
+    super((line) => handlers.line(line), {
+      maxLineBytes,
+      overlong: "drop",
+      onOverlong: (bytes) => handlers.oversize(bytes),
+    });
   }
 }
 

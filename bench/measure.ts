@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { JsonLinesSplitter } from "../adapters/jsonl.js";
 
 /** True under BENCH_SMOKE=1 or --smoke: small sizes, the whole suite in well under a minute. */
 export const SMOKE = process.env.BENCH_SMOKE === "1" || process.argv.includes("--smoke");
@@ -69,16 +70,13 @@ export function spawnBenchScript(
 
 /** Reads a child's stdout as JSON lines, calling `onLine` for each parsed line. */
 export function onJsonLines(child: ChildProcess, onLine: (msg: any) => void): void {
-  let buf = "";
-  child.stdout!.setEncoding("utf8");
-  child.stdout!.on("data", (chunk: string) => {
-    buf += chunk;
-    for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
+  const lines = new JsonLinesSplitter({
+    line: (line) => {
       if (line.trim()) onLine(JSON.parse(line));
-    }
+    },
+    oversize: (bytes) => process.stderr.write(`bench: a child's line of over ${bytes} bytes was dropped\n`),
   });
+  child.stdout!.on("data", (chunk: Buffer) => lines.push(chunk));
 }
 
 /** JSON lines from a child, consumed in order with `next(pred)`. */

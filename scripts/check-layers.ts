@@ -34,18 +34,6 @@ const LEAVES: Readonly<Record<string, readonly string[]>> = { "src/access": ["sr
 /** What adapters must not import: store internals (they go through operations). */
 const ADAPTERS_NEVER = ["src/store"];
 
-/**
- * Adapters still reading `claw.services` while they are rewritten (the MCP adapter, onto the MCP
- * SDK v2): reported as warnings, not failures. Empty this list, do not grow it.
- */
-const PENDING_SERVICES = new Set([
-  "adapters/mcp/progress.ts",
-  "adapters/mcp/resources.ts",
-  "adapters/mcp/server.ts",
-  "adapters/mcp/modern-server.ts",
-  "adapters/mcp/task-listen.ts",
-]);
-
 /** The layer rank of a repository path, or -1 when it belongs to no layer. */
 export function rankOf(path: string): number {
   return LAYERS.findIndex((l) => l.folders.some((f) => path === f || path.startsWith(`${f}/`)));
@@ -109,7 +97,7 @@ export function layerViolations(root: string): string[] {
       if (own === "adapters" && ADAPTERS_NEVER.some((n) => target === n || target.startsWith(`${n}/`)))
         problems.push(`${file} imports ${target}: adapters go through operations, not services or the store`);
     }
-    if (own === "adapters" && !PENDING_SERVICES.has(file) && /\bclaw\.services\b/.test(readFileSync(join(root, file), "utf8")))
+    if (own === "adapters" && /\bclaw\.services\b/.test(readFileSync(join(root, file), "utf8")))
       problems.push(`${file} uses claw.services: adapters go through operations, streams and claw.gate`);
   }
   return problems;

@@ -17,6 +17,7 @@ import {
 import { z } from "zod";
 import type { Claw } from "../../src/claw/claw.js";
 import { VERSION } from "../../src/core/version.js";
+import { OPS } from "../../src/ops/index.js";
 import { callFixture, FIXTURE_TOOLS, type FixtureTasks } from "./conformance-tools.js";
 import {
   answerInputs,
@@ -65,8 +66,8 @@ function unknownTask(taskId: string): ProtocolError {
 }
 
 /** The modern tool list: the registry's tools, task-capable ones marked optional for the extension. */
-function modernTools(claw: Claw, fixtures: boolean): Tool[] {
-  const tools = toolsOf(claw.services.ops).map((t) => ({
+function modernTools(fixtures: boolean): Tool[] {
+  const tools = toolsOf(OPS).map((t) => ({
     ...t,
     execution: { taskSupport: TASK_CAPABLE.has(t.name) ? "optional" : "forbidden" },
   })) as Tool[];
@@ -131,7 +132,7 @@ async function callTool(claw: Claw, name: string, args: Args, ctx: ServerContext
 export function createModernServer(claw: Claw, features: ModernServerFeatures = {}): Server {
   const { fixtures } = features;
   const heartbeatMs = features.progressIntervalMs ?? 5000;
-  const tools = modernTools(claw, fixtures !== undefined);
+  const tools = modernTools(fixtures !== undefined);
   const names = new Set(tools.map((t) => t.name));
   const server = new Server(
     { name: "tsclaw", version: VERSION },

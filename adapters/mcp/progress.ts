@@ -4,7 +4,7 @@
  * events, the task's changes, the lines a bash call publishes) and a heartbeat in between, so
  * a client that resets its timeout on progress never gives up on a healthy long call.
  */
-import type { StoredEvent } from "../../src/bus/event-store.js";
+import type { BusEvent } from "../../src/bus/bus-service.js";
 import type { Claw } from "../../src/claw/claw.js";
 
 /** One progress report. `progress` grows with every report (milliseconds since the call began). */
@@ -35,7 +35,8 @@ function clip(s: string, n = 200): string {
 /** A prompt's run events, on its session's bus (looked up while the call starts; an unknown session reports only heartbeats). */
 async function promptPlan(claw: Claw, args: Args): Promise<ProgressPlan> {
   const ref = { sessionId: str(args.sessionId), sessionKey: str(args.sessionKey), session: str(args.session) };
-  const session = await claw.services.sessions.store.find(ref).catch(() => undefined);
+  const state = await claw.do({ op: "get_state", args: ref }, { transport: "mcp" });
+  const session = state.ok ? (state.result as { sessionId: string; bus: string }) : undefined;
   if (!session) return { buses: [], verb: "running", describe: () => undefined };
   const sessionId = session.sessionId;
   return {
@@ -131,21 +132,20 @@ function follow(
     last = Math.max(last + 1, Math.round(performance.now() - started));
     send({ progress: last, ...(plan.total !== undefined ? { total: plan.total } : {}), message });
   };
-  const onEvents = (events: readonly StoredEvent[]) => {
-    for (const e of events) {
-      let payload: unknown;
-      try {
-        payload = JSON.parse(e.payloadJson);
-      } catch {
-        continue;
-      }
-      const p =
-        payload !== null && typeof payload === "object" ? (payload as Record<string, unknown>) : { value: payload };
-      const message = plan.describe(p);
-      if (message !== undefined) report(message);
-    }
+  const onEvent = ({ payload }: BusEvent) => {
+    const p =
+      payload !== null && typeof payload === "object" ? (payload as Record<string, unknown>) : { value: payload };
+    const message = plan.describe(p);
+    if (message !== undefined) report(message);
   };
-  const unlisten = plan.buses.map((bus) => claw.services.bus.listen(bus, onEvents));
+  // A bus name the call's arguments get wrong is refused here as by the call itself: no progress from it.
+  const unlisten = plan.buses.flatMap((bus) => {
+    try {
+      return [claw.bus.subscribe({ bus }, onEvent)];
+    } catch {
+      return [];
+    }
+  });
   const timer = setInterval(
     () => report(`${plan.verb} for ${Math.round((performance.now() - started) / 1000)} s`),
     heartbeatMs,

@@ -1,7 +1,7 @@
 /**
  * MCP resources: the guide (`tsclaw://guide`) and each task as `tsclaw://task/{taskId}`, whose
  * subscribers get notifications/resources/updated after every accepted change of the task
- * (the task service's own change notification, no polling).
+ * (followed on the `tasks` bus, no polling).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -14,6 +14,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Claw } from "../../src/claw/claw.js";
+import { followTaskChanges } from "./task-changes.js";
 
 /** URI of the guide. */
 export const GUIDE_URI = "tsclaw://guide";
@@ -76,9 +77,11 @@ export function registerResources(server: Server, claw: Claw): () => void {
       throw new McpError(ErrorCode.InvalidParams, `only task resources (${TASK_URI_TEMPLATE}) change`);
     await readTask(claw, uri, taskId); // unknown task → error now, not silence later
     if (!subscriptions.has(uri)) {
-      const unlisten = claw.services.tasks.notifier.listen(taskId, (closing) => {
-        if (!closing) server.sendResourceUpdated({ uri }).catch(() => {}); // a gone client is the transport's business
-      });
+      const unlisten = followTaskChanges(
+        claw,
+        (id) => id === taskId,
+        () => server.sendResourceUpdated({ uri }).catch(() => {}), // a gone client is the transport's business
+      );
       subscriptions.set(uri, unlisten);
     }
     return {};

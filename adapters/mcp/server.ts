@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Claw } from "../../src/claw/claw.js";
 import { VERSION } from "../../src/core/version.js";
+import { OPS } from "../../src/ops/index.js";
 import { type CallStreams, pollDuring } from "./polling.js";
 import { isLongCall, startProgress } from "./progress.js";
 import { registerResources } from "./resources.js";
@@ -50,7 +51,7 @@ export function createMcpServer(
   const heartbeatMs = options.progressIntervalMs ?? 5000;
   const { streams } = features;
   const testTools = new Set(features.testTools ? TEST_TOOLS.map((t) => t.name) : []);
-  const tools = features.testTools ? [...toolsOf(claw.services.ops), ...TEST_TOOLS] : toolsOf(claw.services.ops);
+  const tools = features.testTools ? [...toolsOf(OPS), ...TEST_TOOLS] : toolsOf(OPS);
   const toolNames = new Set(tools.map((t) => t.name));
   const store = new ClawTaskStore(claw);
   const server = new Server(

@@ -1,9 +1,8 @@
 /**
  * `subscriptions/listen` for task ids (the tasks extension's notifications/tasks), which the
  * SDK's listen router does not know: an SSE stream that opens with the acknowledgement, then
- * carries the full DetailedTask of a listed task on every change. Changes come from the task
- * service's notifier, which follows the `tasks` bus, so a change made on another node is pushed
- * too. The standard headers and the declared extension are checked as for any 2026 request.
+ * carries the full DetailedTask of a listed task on every change. Changes come from the `tasks`
+ * bus, so a change made on another node is pushed too. The standard headers and the declared extension are checked as for any 2026 request.
  */
 import type { ServerResponse } from "node:http";
 import { SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
@@ -17,6 +16,7 @@ import {
   REQUIRED_TASKS,
   type WireTask,
 } from "./ext-tasks.js";
+import { followTaskChanges } from "./task-changes.js";
 
 /** Task ids one subscription may follow. */
 export const MAX_LISTEN_TASKS = 100;
@@ -70,17 +70,11 @@ export async function serveTaskListen(
     if (fixtures?.get(id) || (await findTask(claw, id))) visible.push(id);
   }
   const stamp = { [SUBSCRIPTION_ID_META_KEY]: body.id };
-  res.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache, no-transform",
-    "x-accel-buffering": "no",
-  });
   const write = (method: string, params: Record<string, unknown>) => {
     if (!res.writableEnded) {
       res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method, params })}\n\n`);
     }
   };
-  write("notifications/subscriptions/acknowledged", { notifications: { taskIds: visible }, _meta: stamp });
   // Sends are serialised per task, newest state last: a slow read never overtakes a later one.
   const chains = new Map<string, Promise<void>>();
   const push = (taskId: string) => {
@@ -95,12 +89,16 @@ export async function serveTaskListen(
       next.catch(() => {}),
     );
   };
-  const offs = visible.map((taskId) =>
-    claw.services.tasks.notifier.listen(taskId, (closing) => {
-      if (!closing) push(taskId);
-    }),
-  );
-  if (fixtures) offs.push(fixtures.listen((taskId) => visible.includes(taskId) && push(taskId)));
+  // Followed before the stream is answered: a refusal (the claw shutting down) is still a plain error.
+  const listed = new Set(visible);
+  const offs = [followTaskChanges(claw, (taskId) => listed.has(taskId), push)];
+  if (fixtures) offs.push(fixtures.listen((taskId) => listed.has(taskId) && push(taskId)));
+  res.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache, no-transform",
+    "x-accel-buffering": "no",
+  });
+  write("notifications/subscriptions/acknowledged", { notifications: { taskIds: visible }, _meta: stamp });
   for (const taskId of visible) push(taskId); // the state now: a change just before the listen is not lost
   const keepalive = setInterval(() => res.writableEnded || res.write(": keepalive\n\n"), KEEPALIVE_MS);
   keepalive.unref();

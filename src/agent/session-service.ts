@@ -17,25 +17,31 @@
 import { randomUUID } from "node:crypto";
 import type { ScopedTokens } from "../access/scoped-tokens.js";
 import type { BashRunner } from "../bash/bash-runner.js";
-import { DEFAULT_BUS } from "../bus/bus-name.js";
 import type { BusService } from "../bus/bus-service.js";
 import { assertWritableBus } from "../bus/reserved-buses.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError } from "../core/errors.js";
 import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
-import type { AgentEvent } from "./agent-events.js";
 import type { RunGates } from "./agent-loop.js";
 import type { CompactOutcome } from "./compact.js";
 import { ContextCache } from "./context-cache.js";
 import { ModelCaller } from "./model-call.js";
-import { checkKnownProvider, defaultModelFor, ModelClients, resolveProvider } from "./provider.js";
+import { newSession } from "./new-session.js";
+import { ModelClients, resolveProvider } from "./provider.js";
 import { remoteRuns } from "./remote-runs.js";
 import { RunScheduler } from "./run-scheduler.js";
 import { SessionControl } from "./session-control.js";
 import { LeaseGate, LOCAL_GATE, type SessionGate } from "./session-gate.js";
 import { compactJob, type PreparedRun, type RunOptions, runJob } from "./session-jobs.js";
-import type { PendingCounts } from "./session-queue.js";
+import { recoverSessions } from "./session-recovery.js";
+import {
+  activeSessionIds,
+  type RunPlaces,
+  runningSessions,
+  runState,
+  type SessionRunState,
+} from "./session-run-state.js";
 import { type EnsureSessionArgs, hasRef, type RunResult, type Session, type SessionRef } from "./session-schemas.js";
 import { SessionStore } from "./session-store.js";
 
@@ -59,15 +65,7 @@ export interface SessionServiceDeps {
 
 export type { RunOptions } from "./session-jobs.js";
 
-/** What `get_state` reports. */
-export interface SessionRunState {
-  isRunning: boolean;
-  running: "agent" | "compact" | null;
-  currentRunId: string | null;
-  currentTaskId: string | null;
-  pending: PendingCounts;
-  queuedRuns: number;
-}
+export type { SessionRunState } from "./session-run-state.js";
 
 const newRunId = () => `run_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
 
@@ -85,6 +83,8 @@ export class SessionService {
   private readonly model: ModelCaller;
   /** Recently run sessions' contexts, so a run reads only what was stored since the last one. */
   private readonly contexts = new ContextCache();
+  /** Where `state`, `running` and `activeSessionIds` look for runs. */
+  private readonly places: RunPlaces;
 
   constructor(readonly deps: SessionServiceDeps) {
     this.store = new SessionStore(deps.sql, deps.node);
@@ -98,6 +98,7 @@ export class SessionService {
         async (node) => node !== deps.node && (await liveNodes(deps.sql, deps.node)).includes(node),
       );
     this.model = new ModelCaller(deps.config.log);
+    this.places = { scheduler: this.scheduler, store: this.store, sql: deps.sql, node: deps.node };
   }
 
   /**
@@ -127,28 +128,21 @@ export class SessionService {
 
   /** Runs of gone nodes end as interrupted; their queued prompts are claimed and run here, in order. */
   private async recover(restart: boolean): Promise<void> {
-    const { log } = this.deps.config;
     if (this.closed) return;
-    const live = await liveNodes(this.deps.sql, this.deps.node);
-    const interrupted = await this.store.interruptStaleRuns(live);
-    if (interrupted > 0)
-      log(
-        restart
-          ? `tsclaw: ${interrupted} session run(s) were interrupted by the last shutdown`
-          : `tsclaw: ${interrupted} session run(s) of lost nodes were marked interrupted`,
-      );
-    for (const { id, sessionId } of await this.store.queue.claimPrompts(live)) {
-      const session = await this.store.find({ sessionId });
-      if (!session) continue;
-      try {
-        this.clientFor(session);
-      } catch (err) {
-        // No key for its provider now: the prompt stays stored for a start that has one.
-        log(`tsclaw: a queued prompt of ${session.sessionKey} waits: ${(err as Error).message}`);
-        continue;
-      }
-      this.submitAgent(sessionId, Promise.resolve({ session, first: { queuedId: id } }), {}).catch(() => {});
-    }
+    await recoverSessions(
+      {
+        sql: this.deps.sql,
+        node: this.deps.node,
+        store: this.store,
+        log: this.deps.config.log,
+        checkProvider: (session) => this.clientFor(session),
+        runQueued: (session, queuedId) =>
+          void this.submitAgent(session.sessionId, Promise.resolve({ session, first: { queuedId } }), {}).catch(
+            () => {},
+          ),
+      },
+      restart,
+    );
   }
 
   /** Resolves to the session of `sessionKey` when it exists, else creates one (inside `q`'s transaction when given). */
@@ -158,7 +152,7 @@ export class SessionService {
       const existing = await this.store.find({ sessionKey: args.sessionKey }, q);
       if (existing) return existing;
     }
-    const session = this.newSession(args);
+    const session = newSession(this.deps.config, args);
     if (await this.store.insert(session, q)) return session;
     // Someone else created the key between the two statements: theirs is the session.
     return (await this.store.find({ sessionKey: session.sessionKey }, q))!;
@@ -166,7 +160,7 @@ export class SessionService {
 
   /** Creates a session whose key must be new; undefined when it is taken. */
   async create(args: EnsureSessionArgs, q?: Sql): Promise<Session | undefined> {
-    const session = this.newSession(args);
+    const session = newSession(this.deps.config, args);
     return (await this.store.insert(session, q)) ? session : undefined;
   }
 
@@ -208,47 +202,18 @@ export class SessionService {
   }
 
   /** Of `sessionIds`, those with an active run or compaction, on this node or another live one. */
-  async running(sessionIds: readonly string[]): Promise<Set<string>> {
-    const here = sessionIds.filter((id) => this.scheduler.busy(id));
-    const elsewhere = await remoteRuns(
-      this.deps.sql,
-      this.deps.node,
-      sessionIds.filter((id) => !this.scheduler.busy(id)),
-    );
-    return new Set([...here, ...elsewhere.map((r) => r.sessionId)]);
+  running(sessionIds: readonly string[]): Promise<Set<string>> {
+    return runningSessions(this.places, sessionIds);
   }
 
   /** Ids of sessions with an active run or compaction, on any live node. */
-  async activeSessionIds(): Promise<string[]> {
-    const elsewhere = await remoteRuns(this.deps.sql, this.deps.node);
-    return [...new Set([...this.scheduler.activeSessionIds(), ...elsewhere.map((r) => r.sessionId)])];
+  activeSessionIds(): Promise<string[]> {
+    return activeSessionIds(this.places);
   }
 
-  /**
-   * What the session is doing now and what waits. A run on another node is reported from the
-   * runs table. `queuedRuns` counts the runs waiting: on one process its queue; with several
-   * nodes, what waits on any of them (the session's queued run tasks and prompts, from the
-   * database, and this node's waiting compactions, which live in its memory only).
-   */
-  async state(sessionId: string): Promise<SessionRunState> {
-    const pending = await this.store.queue.counts(sessionId);
-    // A job here still waiting for the session's lease is not running: another node's run is.
-    const job = this.scheduler.running(sessionId);
-    const remote = job ? undefined : (await remoteRuns(this.deps.sql, this.deps.node, [sessionId]))[0];
-    const active = job ?? (remote && { kind: remote.kind, runId: remote.runId, taskId: remote.taskId ?? undefined });
-    return {
-      isRunning: active !== undefined,
-      running: active?.kind ?? null,
-      currentRunId: active?.runId ?? null,
-      currentTaskId: active?.taskId ?? null,
-      pending,
-      queuedRuns:
-        this.deps.sql.dialect === "postgres"
-          ? (await this.store.queuedRunTasks(sessionId)) +
-            pending.prompts +
-            this.scheduler.waiting(sessionId, "compact")
-          : this.scheduler.waiting(sessionId),
-    };
+  /** What the session is doing now and what waits (see {@link runState}). */
+  state(sessionId: string): Promise<SessionRunState> {
+    return runState(this.places, sessionId);
   }
 
   /** Waits for the session's active run or compaction to end (resolves at once when idle). */
@@ -378,28 +343,6 @@ export class SessionService {
     this.closed = true;
     this.control?.close();
     await this.scheduler.close();
-  }
-
-  private newSession(args: EnsureSessionArgs): Session {
-    const { config } = this.deps;
-    // The session's events go to its bus: never one of the server's own.
-    if (args.bus !== undefined) assertWritableBus(args.bus, "a session's bus");
-    const provider = args.provider ?? config.provider;
-    checkKnownProvider(config, provider);
-    const now = Date.now();
-    const sessionId = `ses_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
-    return {
-      sessionId,
-      sessionKey: args.sessionKey ?? sessionId,
-      name: args.name ?? null,
-      bus: args.bus ?? DEFAULT_BUS,
-      model: args.model ?? defaultModelFor(config, provider),
-      provider,
-      instructions: args.instructions ?? null,
-      streamText: args.streamText ?? false,
-      createdAt: now,
-      updatedAt: now,
-    };
   }
 
   private updated(sessionId: string, s: Session | undefined): Session {

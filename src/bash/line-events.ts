@@ -7,8 +7,8 @@ import { isAscii } from "node:buffer";
 import type { BusService } from "../bus/bus-service.js";
 import { assertWritableBus } from "../bus/reserved-buses.js";
 import { ClawError, toClawError } from "../core/errors.js";
+import { LineSplitter } from "../core/line-splitter.js";
 import type { BashRequest, EventSpec } from "./bash-schema.js";
-import { LineSplitter } from "./line-splitter.js";
 import { type CompiledTemplate, compileTemplate, cutToEscapedBytes, escapedBytes } from "./template.js";
 
 /** A compiled event spec: where it goes and how it renders. */
@@ -103,9 +103,12 @@ export class LineEventSink {
     // Each character past U+007F takes at least two UTF-8 bytes: equal counts mean ASCII.
     this.templateAscii = Buffer.byteLength(empty) === empty.length;
     if (template.slots === 0) {
-      this.splitter = new LineSplitter(() => {
-        if (budget.take()) this.pending.push(empty);
-      }, 0);
+      this.splitter = new LineSplitter(
+        () => {
+          if (budget.take()) this.pending.push(empty);
+        },
+        { maxLineBytes: 0 },
+      );
       return;
     }
     // Bytes of escaped text each place of the value may take so that the event fits.
@@ -121,7 +124,7 @@ export class LineEventSink {
         this.pending.push(template.render(text));
       },
       // One byte over the budget keeps a trailing "\r" that is removed afterwards.
-      Math.min(limit, perSlot + 1),
+      { maxLineBytes: Math.min(limit, perSlot + 1) },
     );
   }
 

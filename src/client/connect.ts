@@ -130,7 +130,7 @@ export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> 
   const WebSocketImpl = (options.WebSocket ?? (globalThis as { WebSocket?: unknown }).WebSocket) as
     | WebSocketCtor
     | undefined;
-  const channel = new SocketChannel(wsUrl, WebSocketImpl ?? missingWebSocket());
+  const channel = new SocketChannel(wsUrl, WebSocketImpl);
   const close = async () => {
     closed = true;
     channel.close();
@@ -158,16 +158,4 @@ export async function connectClaw(options: ConnectOptions): Promise<RemoteClaw> 
     doc: async () => ((await untypedCall("doc", {})) as { markdown: string }).markdown,
     close,
   };
-}
-
-function missingWebSocket(): WebSocketCtor {
-  // Calls work without one; only subscribing needs it, and says so.
-  return class {
-    constructor() {
-      throw new ClawError(
-        "invalid_args",
-        "no WebSocket on this platform; pass options.WebSocket (e.g. the ws package)",
-      );
-    }
-  } as unknown as WebSocketCtor;
 }

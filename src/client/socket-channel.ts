@@ -44,7 +44,6 @@ export interface EventFrame {
   payload: unknown;
 }
 
-const OPEN = 1;
 const MAX_BACKOFF_MS = 5000;
 
 /** The reconnecting socket shared by a client's subscriptions. */
@@ -67,13 +66,19 @@ export class SocketChannel {
   /** Increases with every connection; a response from an older one is stale. */
   generation = 0;
 
+  /** @param WebSocketImpl undefined on a platform without one: calls work, subscribing throws. */
   constructor(
     private readonly url: string,
-    private readonly WebSocketImpl: WebSocketCtor,
+    private readonly WebSocketImpl: WebSocketCtor | undefined,
   ) {}
 
-  /** Adds a subscription; it is attached as soon as the socket is open. */
+  /** Adds a subscription; it is attached as soon as the socket is open. Throws without a WebSocket. */
   add(member: ChannelMember): void {
+    if (!this.WebSocketImpl)
+      throw new ClawError(
+        "invalid_args",
+        "no WebSocket on this platform; pass options.WebSocket (e.g. the ws package)",
+      );
     if (this.closed) {
       member.end();
       return;
@@ -155,7 +160,7 @@ export class SocketChannel {
   }
 
   private connect(): void {
-    if (this.closed || this.socket || this.timer) return;
+    if (this.closed || this.socket || this.timer || !this.WebSocketImpl) return;
     let socket: SocketLike;
     try {
       socket = new this.WebSocketImpl(this.url);

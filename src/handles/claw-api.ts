@@ -6,12 +6,11 @@
 
 import type { Response } from "../core/wire.js";
 import type { CallContext } from "../dispatch/dispatch.js";
-import type { Task } from "../tasks/task-schema.js";
-import type { BusEventStream, BusHandle } from "./bus-handle.js";
+import type { BusHandle } from "./bus-handle.js";
 import type { Derived } from "./derive.js";
 import type { Caller, CallOptions, DerivedGroups, GroupMethods, TopMethods } from "./handle-types.js";
 import { createSessionsHandle, type SessionsHandle } from "./session-handle.js";
-import { type TaskWatch, type WatchArgs, watchTask } from "./task-watch.js";
+import { type TaskWatch, type WatchArgs, type WatchSource, watchTask } from "./task-watch.js";
 
 /** `claw.task`: the task operations, plus `watch`. */
 export interface TaskHandle extends GroupMethods<"task"> {
@@ -40,27 +39,36 @@ export interface ClawApi<Unsubscribe = () => void>
   close(): Promise<void>;
 }
 
+/** The derived methods under the types the registry computes for them. */
+interface TypedDerived<U> {
+  top: TopMethods;
+  groups: DerivedGroups<U>;
+}
+
+/**
+ * The one assertion of the handles: derivation builds each method by name from a catalog, which
+ * the compiler cannot follow. The catalog is the registry's own (createClaw) or the server's,
+ * made from the same registry (connectClaw), so the methods are those `TopMethods` and
+ * `DerivedGroups` compute from it, with their arguments and results.
+ */
+function typed<U>(derived: Derived): TypedDerived<U> {
+  return derived as unknown as TypedDerived<U>;
+}
+
 /** Assembles the shared handles from derived methods. */
 export function assembleHandles<U>(derived: Derived): Omit<ClawApi<U>, "call" | "do" | "close"> {
-  const groups = derived.groups as Record<
-    string,
-    Record<string, (args?: object, opts?: CallOptions) => Promise<unknown>>
-  >;
-  const task = groups.task ?? {};
-  const bus = groups.bus ?? {};
-  const source = {
-    read: (args: object) => bus.read!(args) as never,
-    getTask: (args: object) => task.get!(args) as Promise<Task>,
-    subscribe: (args: object) => (bus.subscribe as unknown as (a: object) => BusEventStream)(args),
+  const { top, groups } = typed<U>(derived);
+  const { bus, session, task, ...rest } = groups;
+  const source: WatchSource = {
+    read: (args) => bus.read(args),
+    getTask: (args) => task.get(args),
+    subscribe: (args) => bus.subscribe(args),
   };
   return {
-    ...(derived.top as TopMethods),
-    ...(groups as unknown as Omit<DerivedGroups<U>, "bus" | "session" | "task">),
-    bus: bus as unknown as BusHandle<U>,
-    session: createSessionsHandle(derived),
-    task: {
-      ...task,
-      watch: (args: WatchArgs, opts?: CallOptions) => watchTask(source, args, opts),
-    } as unknown as TaskHandle,
+    ...top,
+    ...rest,
+    bus,
+    session: createSessionsHandle(derived, session),
+    task: { ...task, watch: (args, opts) => watchTask(source, args, opts) },
   };
 }

@@ -21,15 +21,22 @@ export interface HandleEntry {
 /** Calls an operation by name (untyped; the handle types put the types back). */
 export type UntypedCall = (name: string, args: unknown, ctx?: CallContext) => Promise<unknown>;
 
-type Method = (args?: object, opts?: CallContext) => Promise<unknown>;
+/** The method of a call operation. */
+export type CallMethod = (args?: object, opts?: CallContext) => Promise<unknown>;
+
+/** The method of a stream operation (a callback subscription or an async iterator). */
+export type StreamFn = (args?: object, handler?: (event: never) => void) => unknown;
 
 /** Builds the handle method of stream operation `name` (local: in-process; remote: over the socket). */
-export type StreamFactory = (name: string) => (args?: object, handler?: (event: never) => void) => unknown;
+export type StreamFactory = (name: string) => StreamFn;
+
+/** A derived method, by name. */
+export type DerivedMethod = CallMethod | StreamFn;
 
 /** The derived methods: top-level ones, groups, and which session methods take a session reference. */
 export interface Derived {
-  top: Record<string, Method>;
-  groups: Record<string, Record<string, Method>>;
+  top: Record<string, DerivedMethod>;
+  groups: Record<string, Record<string, DerivedMethod>>;
   /** Session-group methods whose operation takes `sessionId`/`sessionKey`: a session handle binds them. */
   sessionBound: string[];
 }
@@ -45,9 +52,9 @@ export function deriveHandles(entries: readonly HandleEntry[], call: UntypedCall
   for (const entry of entries) {
     if (entry.handle === null) continue;
     const isStream = (entry.kind ?? (entry.streamingOnly ? "stream" : "call")) === "stream";
-    const method = isStream
-      ? (stream(entry.name) as unknown as Method)
-      : (((args = {}, opts) => call(entry.name, args, opts)) as Method);
+    const method: DerivedMethod = isStream
+      ? stream(entry.name)
+      : (args: object = {}, opts?: CallContext) => call(entry.name, args, opts);
     const dot = entry.handle.indexOf(".");
     if (dot < 0) {
       if (derived.top[entry.handle]) throw new Error(`handle ${entry.handle} is claimed twice`);

@@ -4,7 +4,7 @@
  * session operations bound to that one session.
  */
 import type { Session } from "../agent/session-schemas.js";
-import type { Derived } from "./derive.js";
+import type { CallMethod, Derived } from "./derive.js";
 import type { CallOptions, GroupMethods, OpInput, SessionBoundMethods } from "./handle-types.js";
 
 /** A session's data plus the session operations bound to it (`prompt`, `steer`, `state`, …). */
@@ -32,32 +32,39 @@ export interface SessionsHandle extends Omit<GroupMethods<"session">, "start" | 
   fork(args: OpInput<"fork">, opts?: CallOptions): Promise<SessionHandle>;
 }
 
-type Method = (args?: object, opts?: CallOptions) => Promise<unknown>;
-
-const STATE_ONLY = ["isRunning", "messageCount", "pending", "currentRunId", "currentTaskId"] as const;
-
-/** Builds `claw.session` from the derived session methods. */
-export function createSessionsHandle(derived: Derived): SessionsHandle {
-  const methods = derived.groups.session ?? {};
+/**
+ * Builds `claw.session` from the derived session methods: `methods` typed, `derived` for the
+ * names of those that take a session reference (a session handle binds them).
+ */
+export function createSessionsHandle(derived: Derived, methods: GroupMethods<"session">): SessionsHandle {
+  const byName = derived.groups.session ?? {};
   const bind = (data: Session): SessionHandle => {
     const ref = { sessionId: data.sessionId };
     const handle: Record<string, unknown> = { ...data };
     for (const name of derived.sessionBound) {
-      const m = methods[name] as Method;
+      const m = byName[name] as CallMethod;
       handle[name] = (args: object = {}, opts?: CallOptions) => m({ ...args, ...ref }, opts);
     }
-    handle.fork = async (args: object = {}, opts?: CallOptions) =>
-      bind((await (methods.fork as Method)({ ...args, ...ref }, opts)) as Session);
+    handle.fork = async (args: object = {}, opts?: CallOptions) => bind(await methods.fork({ ...args, ...ref }, opts));
+    // Bound by name (the operations that take a session reference), as `SessionBoundMethods` computes them.
     return handle as unknown as SessionHandle;
   };
   return {
-    ...(methods as unknown as GroupMethods<"session">),
-    start: async (args = {}, opts) => bind((await (methods.start as Method)(args, opts)) as Session),
+    ...methods,
+    start: async (args = {}, opts) => bind(await methods.start(args, opts)),
     get: async (ref, opts) => {
-      const state = (await (methods.state as Method)(ref, opts)) as Record<string, unknown>;
-      for (const k of STATE_ONLY) delete state[k];
-      return bind(state as Session);
+      const {
+        isRunning: _isRunning,
+        running: _running,
+        messageCount: _messageCount,
+        pending: _pending,
+        queuedRuns: _queuedRuns,
+        currentRunId: _currentRunId,
+        currentTaskId: _currentTaskId,
+        ...session
+      } = await methods.state(ref, opts);
+      return bind(session);
     },
-    fork: async (args, opts) => bind((await (methods.fork as Method)(args, opts)) as Session),
+    fork: async (args, opts) => bind(await methods.fork(args, opts)),
   };
 }

@@ -1,5 +1,6 @@
 /** Test clients for the streaming adapters: a WebSocket client and an in-memory stdio pair, both matching responses by id. */
 import { PassThrough } from "node:stream";
+import { vi } from "vitest";
 import WebSocket from "ws";
 import { JsonLinesSplitter } from "../../adapters/jsonl.js";
 import { runStdio, type StdioOptions } from "../../adapters/stdio.js";
@@ -13,7 +14,7 @@ export interface StreamClient {
   raw(text: string): void;
   /** Sends a request and resolves with its response envelope. */
   request(op: string, args?: unknown): Promise<any>;
-  /** Resolves once `pred` holds for the frames received (polls on every frame). */
+  /** Resolves once `pred` holds for the frames received (vi.waitFor on it); rejects after `timeoutMs`. Default: 10 s */
   until(pred: (frames: any[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -23,7 +24,6 @@ let nextId = 1;
 function makeClient(send: (text: string) => void, close: () => Promise<void>) {
   const frames: any[] = [];
   const waiting = new Map<string | number, (r: any) => void>();
-  const watchers = new Set<() => void>();
   const onFrame = (text: string) => {
     const f = JSON.parse(text);
     frames.push(f);
@@ -31,7 +31,6 @@ function makeClient(send: (text: string) => void, close: () => Promise<void>) {
       waiting.get(f.id)!(f);
       waiting.delete(f.id);
     }
-    for (const w of [...watchers]) w();
   };
   const client: StreamClient = {
     frames,
@@ -43,22 +42,13 @@ function makeClient(send: (text: string) => void, close: () => Promise<void>) {
         send(JSON.stringify(args === undefined ? { op, id } : { op, args, id }));
       });
     },
-    until(pred, timeoutMs = 10_000) {
-      if (pred(frames)) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          watchers.delete(check);
-          reject(new Error(`timed out after ${timeoutMs} ms; ${frames.length} frames`));
-        }, timeoutMs);
-        const check = () => {
-          if (!pred(frames)) return;
-          clearTimeout(timer);
-          watchers.delete(check);
-          resolve();
-        };
-        watchers.add(check);
-      });
-    },
+    until: (pred, timeoutMs = 10_000) =>
+      vi.waitFor(
+        () => {
+          if (!pred(frames)) throw new Error(`not yet, after ${frames.length} frames`);
+        },
+        { timeout: timeoutMs, interval: 10 },
+      ),
     close,
   };
   return { client, onFrame };

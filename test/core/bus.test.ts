@@ -53,6 +53,7 @@ describe("bus", () => {
     claw = await apiClaw();
     const started = Date.now();
     const pending = claw.bus.read({ bus: "w", waitMs: 10_000 });
+    // A deliberate delay: the event comes while the read waits (waking it is what is tested).
     setTimeout(() => void claw.bus.out({ bus: "w", payload: "now" }), 50);
     const r = await pending;
     expect(r.events.map((e) => e.payload)).toEqual(["now"]);

@@ -44,6 +44,7 @@ describe("POST /do", () => {
   it("long-polls read over HTTP", async () => {
     server = await startServer(memClaw());
     const pending = server.op("read", { bus: "lp", waitMs: 10_000 });
+    // A deliberate delay: the event comes while the request waits (waking it is what is tested).
     setTimeout(() => void server.claw.bus.out({ bus: "lp", payload: 42 }), 50);
     expect((await pending).result.events[0].payload).toBe(42);
   });

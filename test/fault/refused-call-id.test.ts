@@ -4,7 +4,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 import { createClaw } from "../../src/index.js";
 import { tempDir } from "../helpers/claw.js";
 
@@ -16,15 +16,10 @@ test("a call refused with storage_unavailable before it runs does not stay regis
     await claw.bus.out({ payload: "before" });
     for (const f of ["", "-wal", "-shm"]) rmSync(db + f, { force: true });
     // The guard's timer notices within a moment; until then a commit's own check refuses.
-    const end = Date.now() + 5000;
-    let code: string | undefined;
-    while (code !== "storage_unavailable" && Date.now() < end) {
-      code = await claw.bus.out({ payload: "after" }).then(
-        () => undefined,
-        (err: { code?: string }) => err.code,
-      );
-    }
-    expect(code).toBe("storage_unavailable");
+    await vi.waitFor(
+      () => expect(claw.bus.out({ payload: "after" })).rejects.toMatchObject({ code: "storage_unavailable" }),
+      { timeout: 5000, interval: 20 },
+    );
     const callId = "c_refused_0123456789";
     await expect(claw.call("out", { payload: 1 }, { callId })).rejects.toMatchObject({ code: "storage_unavailable" });
     expect(await claw.call("cancel_call", { callId })).toEqual({ cancelled: false });

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBashTool } from "../../src/agent/bash-tool.js";
-import { LineSplitter } from "../../src/bash/line-splitter.js";
+import { LineSplitter } from "../../src/core/line-splitter.js";
 import type { Claw } from "../../src/index.js";
 import { readAll, type ServeProcess, startServe } from "../fault/serve-process.js";
 import { memClaw, tempDir } from "../helpers/claw.js";
@@ -61,7 +61,7 @@ describe("bash events are bounded", () => {
   it("the partial-line buffer never holds more than its bound", () => {
     const bound = 1024 * 1024;
     const lines: [number, boolean][] = [];
-    const splitter = new LineSplitter((line, cut) => lines.push([line.length, cut]), bound);
+    const splitter = new LineSplitter((line, cut) => lines.push([line.length, cut]), { maxLineBytes: bound });
     const chunk = Buffer.alloc(65536, "a".charCodeAt(0));
     let peak = 0;
     for (let i = 0; i < 1400; i++) {
@@ -80,7 +80,7 @@ describe("bash events are bounded", () => {
 
   it("a multi-byte character is never split at the bound", () => {
     const got: string[] = [];
-    const splitter = new LineSplitter((line) => got.push(line), 5);
+    const splitter = new LineSplitter((line) => got.push(line), { maxLineBytes: 5 });
     splitter.push(Buffer.from("ab"));
     splitter.push(Buffer.from("cd€ef\n"));
     expect(got).toEqual(["abcd"]);

@@ -70,6 +70,8 @@ it("a node stopped 7 s with --lease 3s writes nothing of its old run once resume
     await expect
       .poll(async () => (await ok(b, "get_task", { taskId: second.taskId })).status, { timeout: 20_000 })
       .toBe("in_progress");
+    // The stop itself (time is what is tested): A stays stopped 7 s in all, more than two of its
+    // 3 s leases, however fast B took its work over.
     await new Promise((r) => setTimeout(r, Math.max(0, 7000 - (Date.now() - stoppedAt))));
   } finally {
     a.child.kill("SIGCONT");

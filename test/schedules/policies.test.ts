@@ -98,6 +98,7 @@ describe("missed", () => {
     claws.push(claw);
     const s = await claw.schedule.create({ when: { every: "1s" }, missed: "latest", action: { out: { payload: 1 } } });
     await claw.schedule.pause({ scheduleId: s.scheduleId });
+    // The pause itself (time is what is tested): 2.6 s of a 1 s schedule leaves due times behind it.
     await new Promise((r) => setTimeout(r, 2600));
     await claw.schedule.resume({ scheduleId: s.scheduleId });
     await vi.waitFor(async () => {

@@ -94,7 +94,7 @@ test("a negative waitMs is clamped to 0 and a huge one to 600 s; NaN or a non-nu
   const neg = await claw.task.check({ taskId, waitMs: -5000 });
   expect(neg).toMatchObject({ waitedMs: 0, continuePolling: true });
   const ac = new AbortController();
-  setTimeout(() => ac.abort(), 50);
+  setTimeout(() => ac.abort(), 50); // the caller goes away while its clamped wait goes on
   await expect(claw.task.check({ taskId, waitMs: 1e15 }, { signal: ac.signal })).rejects.toThrow();
   const recs = await vi.waitFor(async () => {
     const all = await telemetryOf(claw, taskId);
