@@ -6,6 +6,8 @@
  */
 import { liveNodes, ownerGone } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
+import type { Narrow } from "../store/tables/columns.js";
+import type { Row } from "../store/tables/tables.js";
 
 /** A run (or compaction) in progress on another live node. */
 export interface RemoteRun {
@@ -16,13 +18,11 @@ export interface RemoteRun {
   node: string;
 }
 
-interface RunRow {
-  id: string;
-  session_id: string;
-  task_id: string | null;
-  kind: "agent" | "compact";
-  node: string;
-}
+/** What the statement reads of a run (its node is set: it is running on a live node). */
+type RunRow = Narrow<
+  Pick<Row<"runs">, "id" | "session_id" | "task_id" | "kind" | "node">,
+  { kind: RemoteRun["kind"]; node: string }
+>;
 
 /**
  * Runs in progress on other live nodes, newest first: of `sessionIds` when given, else all.

@@ -1,5 +1,6 @@
 /** Fork: a new session with the source's settings and its history up to a message. */
 import { ClawError } from "../core/errors.js";
+import type { Row } from "../store/tables/tables.js";
 import type { Session } from "./session-schemas.js";
 import type { SessionService } from "./session-service.js";
 
@@ -16,7 +17,7 @@ export function forkSession(
   return store.sql.tx(async (q) => {
     let through: number;
     if (args.messageId !== undefined) {
-      const m = await q.get<{ seq: number }>("SELECT seq FROM messages WHERE id = ? AND session_id = ?", [
+      const m = await q.get<Pick<Row<"messages">, "seq">>("SELECT seq FROM messages WHERE id = ? AND session_id = ?", [
         args.messageId,
         source.sessionId,
       ]);

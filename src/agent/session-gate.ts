@@ -10,6 +10,7 @@
  */
 import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 
 /** Admits a session's next job, across nodes. */
 export interface SessionGate {
@@ -81,7 +82,7 @@ export class LeaseGate implements SessionGate {
     // Only a lease still valid is extended: one that lapsed (this node was paused or cut off
     // past it) may have been given up already, and its run must stop, not carry on.
     const now = Date.now();
-    const rows = await this.sql.all<{ session_id: string }>(
+    const rows = await this.sql.all<Pick<Row<"session_leases">, "session_id">>(
       "UPDATE session_leases SET expires_at = ? WHERE node = ? AND expires_at >= ? RETURNING session_id",
       [now + this.leaseMs, this.node, now],
     );

@@ -6,6 +6,8 @@
  */
 import { ownerGone, skipLocked } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
+import type { Narrow } from "../store/tables/columns.js";
+import type { Row } from "../store/tables/tables.js";
 import type { Message, NewMessage } from "./session-schemas.js";
 
 /** Where delivered prompts become history (the session store, passed in). */
@@ -16,12 +18,7 @@ export interface MessageLog {
 /** What waits in the queue. */
 export type QueueKind = "prompt" | "steer" | "follow_up";
 
-interface QueueRow {
-  id: number;
-  session_id: string;
-  kind: QueueKind;
-  text: string;
-}
+type QueueRow = Narrow<Pick<Row<"session_queue">, "id" | "session_id" | "kind" | "text">, { kind: QueueKind }>;
 
 /** Counts of waiting messages. */
 export interface PendingCounts {
@@ -52,7 +49,7 @@ export class SessionQueueStore {
 
   /** Stores a message; returns its row id. */
   async add(sessionId: string, kind: QueueKind, text: string): Promise<number> {
-    const row = await this.sql.get<{ id: number }>(S.insert, [sessionId, kind, text, Date.now(), this.node]);
+    const row = await this.sql.get<Pick<QueueRow, "id">>(S.insert, [sessionId, kind, text, Date.now(), this.node]);
     return Number(row!.id);
   }
 
@@ -64,7 +61,7 @@ export class SessionQueueStore {
   /** Waiting messages per kind. */
   async counts(sessionId: string): Promise<PendingCounts> {
     const c: PendingCounts = { prompts: 0, steering: 0, followUp: 0 };
-    for (const r of await this.sql.all<{ kind: QueueKind; n: number }>(S.counts, [sessionId])) {
+    for (const r of await this.sql.all<Pick<QueueRow, "kind"> & { n: number }>(S.counts, [sessionId])) {
       if (r.kind === "prompt") c.prompts = r.n;
       else if (r.kind === "steer") c.steering = r.n;
       else c.followUp = r.n;

@@ -3,6 +3,7 @@
  * the policy a run is judged by: its task's, else its session's, else the server's default.
  */
 import type { Sql } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 import { type ApprovalPolicy, approvalPolicySchema } from "./approval-schema.js";
 
 /** Stores `policy` for a session or task id (inside the caller's transaction with `q`). */
@@ -20,7 +21,7 @@ export async function policyFor(
   taskId: string | undefined,
   fallback: ApprovalPolicy,
 ): Promise<ApprovalPolicy> {
-  const rows = await sql.all<{ owner: string; policy: string }>(
+  const rows = await sql.all<Row<"approval_policies">>(
     "SELECT owner, policy FROM approval_policies WHERE owner IN (?, ?)",
     [sessionId, taskId ?? sessionId],
   );
@@ -30,6 +31,9 @@ export async function policyFor(
 
 /** A session's own policy (undefined: it follows the server's default). */
 export async function sessionPolicy(sql: Sql, sessionId: string): Promise<ApprovalPolicy | undefined> {
-  const row = await sql.get<{ policy: string }>("SELECT policy FROM approval_policies WHERE owner = ?", [sessionId]);
+  const row = await sql.get<Pick<Row<"approval_policies">, "policy">>(
+    "SELECT policy FROM approval_policies WHERE owner = ?",
+    [sessionId],
+  );
   return row ? approvalPolicySchema.parse(JSON.parse(row.policy)) : undefined;
 }

@@ -16,6 +16,7 @@ import type { BusService } from "../bus/bus-service.js";
 import { ClawError } from "../core/errors.js";
 import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 import { policyFor, savePolicy } from "./approval-policies.js";
 import { type Approval, type ApprovalPolicy, judge, NO_APPROVAL, timeoutMs } from "./approval-schema.js";
 import { type ApprovalFilter, ApprovalStore, type StoredApproval } from "./approval-store.js";
@@ -241,7 +242,7 @@ export class ApprovalService implements RunGates {
   /** Resumes a just-decided approval's run when no process runs it (its node is gone). */
   private async resumeIfStranded(a: StoredApproval): Promise<void> {
     try {
-      const run = await this.sql.get<{ status: string; node: string | null }>(
+      const run = await this.sql.get<Pick<Row<"runs">, "status" | "node">>(
         "SELECT status, node FROM runs WHERE id = ?",
         [a.runId],
       );

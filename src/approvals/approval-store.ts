@@ -5,28 +5,15 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Sql } from "../store/sql.js";
+import type { Narrow } from "../store/tables/columns.js";
+import type { Row } from "../store/tables/tables.js";
 import type { Approval } from "./approval-schema.js";
 
-interface ApprovalRow {
-  id: string;
-  status: Approval["status"];
-  session_id: string;
-  run_id: string;
-  task_id: string | null;
-  call_id: string;
-  script: string;
-  cwd: string | null;
-  args: string;
-  reason: string;
-  on_timeout: Approval["onTimeout"];
-  requested_at: number;
-  expires_at: number | null;
-  decided_at: number | null;
-  note: string | null;
-  decided_by: Approval["decidedBy"];
-  executed_at: number | null;
-  node: string | null;
-}
+/** What `COLUMNS` reads: every column but who resumed the run (its own statements read that). */
+type ApprovalRow = Narrow<
+  Omit<Row<"approvals">, "resumed_at" | "resumed_by">,
+  { status: Approval["status"]; on_timeout: Approval["onTimeout"]; decided_by: Approval["decidedBy"] }
+>;
 
 /** An approval with the call's full argument text (what runs when it is approved). */
 export type StoredApproval = Approval & { args: string };
@@ -171,7 +158,7 @@ export class ApprovalStore {
     const cols = COLUMNS.split(", ")
       .map((c) => `a.${c}`)
       .join(", ");
-    const rows = await this.sql.all<ApprovalRow & { run_node: string | null }>(
+    const rows = await this.sql.all<ApprovalRow & { run_node: Row<"runs">["node"] }>(
       `SELECT ${cols}, r.node AS run_node FROM approvals a JOIN runs r ON r.id = a.run_id WHERE a.resumed_at IS NULL AND r.status = 'running' ORDER BY a.id`,
     );
     return rows.map((r) => ({ ...toApproval(r), runNode: r.run_node }));

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { VERSION } from "../core/version.js";
 import { SCHEMA_VERSION } from "../store/migrations.js";
 import type { Sql } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 
 /** This instance's identity (server_identity adds its operations and model defaults). */
 export const identitySchema = z.object({
@@ -25,10 +26,10 @@ const READ = "SELECT value FROM meta WHERE key = 'instance'";
  * on one database agree on the id: the first insert wins and every one reads it back.
  */
 export async function loadIdentity(sql: Sql, name: string, project: string): Promise<Identity> {
-  let row = await sql.get<{ value: string }>(READ);
+  let row = await sql.get<Pick<Row<"meta">, "value">>(READ);
   if (!row) {
     await sql.run("INSERT INTO meta (key, value) VALUES ('instance', ?) ON CONFLICT (key) DO NOTHING", [randomUUID()]);
-    row = await sql.get<{ value: string }>(READ);
+    row = await sql.get<Pick<Row<"meta">, "value">>(READ);
   }
   const instance = row!.value;
   return { instance, name, version: VERSION, project, startedAt: Date.now(), schemaVersion: SCHEMA_VERSION };

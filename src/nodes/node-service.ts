@@ -9,18 +9,11 @@
 import { randomUUID } from "node:crypto";
 import { checkLease } from "../config/lease.js";
 import type { Sql } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 import type { NodeInfo } from "./node-schema.js";
 
 /** A node silent for this long is forgotten: its row is deleted when another node starts. */
 const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
-
-interface NodeRow {
-  node: string;
-  url: string | null;
-  started_at: number;
-  last_heartbeat: number;
-  lease_ms: number;
-}
 
 /** What the node service needs from the claw. */
 export interface NodeServiceOptions {
@@ -99,7 +92,7 @@ export class NodeService {
   /** Every node of the database, oldest first; `alive` when its heartbeat is within its lease. */
   async list(): Promise<NodeInfo[]> {
     await this.beating; // a node always sees its own latest write
-    const rows = await this.sql.all<NodeRow>(
+    const rows = await this.sql.all<Row<"nodes">>(
       "SELECT node, url, started_at, last_heartbeat, lease_ms FROM nodes ORDER BY started_at, node",
     );
     const now = this.now();

@@ -6,11 +6,15 @@
  * its heartbeat is within its lease.
  */
 import type { Sql, SqlValue } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 
 /** The nodes that count as alive now, this one always among them. */
 export async function liveNodes(sql: Sql, self: string, now = Date.now()): Promise<string[]> {
   if (sql.dialect === "sqlite") return [self];
-  const rows = await sql.all<{ node: string }>("SELECT node FROM nodes WHERE last_heartbeat + lease_ms >= ?", [now]);
+  const rows = await sql.all<Pick<Row<"nodes">, "node">>(
+    "SELECT node FROM nodes WHERE last_heartbeat + lease_ms >= ?",
+    [now],
+  );
   return [...new Set([self, ...rows.map((r) => r.node)])];
 }
 

@@ -7,23 +7,12 @@
  */
 import type { BashResult } from "../bash/bash-schema.js";
 import type { Sql } from "../store/sql.js";
+import type { Narrow } from "../store/tables/columns.js";
+import type { Row } from "../store/tables/tables.js";
 import type { Firing, FiringKind, FiringOutcome, ScheduleSpec } from "./schedule-schema.js";
 
 /** A schedule row. */
-export interface ScheduleRow {
-  id: string;
-  name: string;
-  version: number;
-  spec: string;
-  enabled: number;
-  created_at: number;
-  updated_at: number;
-  due_at: number | null;
-  watch_from: number;
-  last_started_due: number | null;
-  last_ok_at: number | null;
-  consecutive_failures: number;
-}
+export type ScheduleRow = Row<"schedules">;
 
 /** A schedule as the services use it (spec parsed). */
 export interface ScheduleRecord {
@@ -41,19 +30,7 @@ export interface ScheduleRecord {
   consecutiveFailures: number;
 }
 
-interface FiringRow {
-  schedule_id: string;
-  firing_at: number;
-  kind: string;
-  outcome: string;
-  reason: string | null;
-  task_id: string | null;
-  result: string | null;
-  node: string | null;
-  started_at: number | null;
-  ended_at: number | null;
-  overdue_at: number | null;
-}
+type FiringRow = Row<"schedule_firings">;
 
 /** Outcomes of a firing whose work has not ended (or not started). */
 export const ACTIVE_OUTCOMES: readonly FiringOutcome[] = ["pending", "running", "overdue"];
@@ -169,7 +146,7 @@ export class ScheduleStore {
 
   /** Schedules a timer must watch: enabled, with a due time. */
   async watched(): Promise<{ id: string; dueAt: number }[]> {
-    const rows = await this.sql.all<{ id: string; due_at: number }>(
+    const rows = await this.sql.all<Narrow<Pick<ScheduleRow, "id" | "due_at">, { due_at: number }>>(
       "SELECT id, due_at FROM schedules WHERE enabled = 1 AND due_at IS NOT NULL",
     );
     return rows.map((r) => ({ id: r.id, dueAt: Number(r.due_at) }));
@@ -291,7 +268,7 @@ export class ScheduleStore {
   ): Promise<Firing | undefined> {
     const sets = ["outcome = ?", "updated_at = ?"];
     const params: (string | number | null)[] = [to, Date.now()];
-    const put = (column: string, value: string | number | null | undefined) => {
+    const put = (column: keyof FiringRow, value: string | number | null | undefined) => {
       if (value === undefined) return;
       sets.push(`${column} = ?`);
       params.push(value);
@@ -312,7 +289,7 @@ export class ScheduleStore {
 
   /** Keeps the newest `keep` firings of a schedule (and every one still active). */
   async trim(scheduleId: string, keep: number): Promise<number> {
-    const edge = await this.sql.get<{ firing_at: number }>(
+    const edge = await this.sql.get<Pick<FiringRow, "firing_at">>(
       "SELECT firing_at FROM schedule_firings WHERE schedule_id = ? ORDER BY firing_at DESC LIMIT 1 OFFSET ?",
       [scheduleId, keep],
     );

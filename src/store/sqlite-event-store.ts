@@ -12,14 +12,17 @@ import { fitBytes } from "../core/byte-page.js";
 import { BUS_CACHE_LIMIT, type BusInfo, type EventStore, type PendingEvent, type StoredEvent } from "./event-store.js";
 import { SEQ_BITS } from "./schema/event-layout.js";
 import type { SqliteSql } from "./sqlite-sql.js";
+import type { Row } from "./tables/tables.js";
 
-/** A page row as an array (the statement's raw mode): a third cheaper to read than an object per row. */
-type PageRow = [seq: number, ts: number, size: number, payload: string | null];
+/** The tables as SQLite has them (its events are keyed by rowid, see schema/event-layout.ts). */
+type BusRow = Row<"buses", "sqlite">;
+type EventRow = Row<"events", "sqlite">;
 
-interface BusRow {
-  id: number;
-  last_seq: number;
-}
+/**
+ * A page row as an array (the statement's raw mode): a third cheaper to read than an object per
+ * row. The seq is computed from the rowid; the payload is NULL when it is read on its own.
+ */
+type PageRow = [seq: number, ts: EventRow["ts"], size: EventRow["size"], payload: EventRow["payload"] | null];
 
 /** Payloads up to this size are read in the page query itself; bigger ones one by one. */
 const INLINE_BYTES = 16 * 1024;
@@ -45,8 +48,10 @@ export const TRIM_BEFORE_SQL = `DELETE FROM events WHERE (id >> ${SEQ_BITS}) = ?
 /** Creates an EventStore over an open database. */
 export function createSqliteEventStore(sql: SqliteSql): EventStore {
   const db = sql.db;
-  const selectBus = db.prepare<[string], BusRow>("SELECT id, last_seq FROM buses WHERE bus = ?");
-  const insertBus = db.prepare<[string], { id: number }>(
+  const selectBus = db.prepare<[string], Pick<BusRow, "id" | "last_seq">>(
+    "SELECT id, last_seq FROM buses WHERE bus = ?",
+  );
+  const insertBus = db.prepare<[string], Pick<BusRow, "id">>(
     "INSERT INTO buses (bus, last_seq, first_seq, count) VALUES (?, 0, 1, 0) RETURNING id",
   );
   const updateBus = db.prepare<[number, number, number, number]>(
@@ -63,10 +68,10 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
          FROM events WHERE id > (${LO} | ?) AND id < ${HI} ORDER BY id LIMIT ?`,
     )
     .raw(true);
-  const selectPayload = db.prepare<[number, number], { payload: string }>(
+  const selectPayload = db.prepare<[number, number], Pick<EventRow, "payload">>(
     `SELECT payload FROM events WHERE id = ${LO} | ?`,
   );
-  const selectList = db.prepare<[], { bus: string; last_seq: number; first_seq: number; count: number }>(
+  const selectList = db.prepare<[], Omit<BusRow, "id">>(
     "SELECT bus, last_seq, first_seq, count FROM buses ORDER BY bus",
   );
   const deleteUpTo = db.prepare<[number, number, number]>(`DELETE FROM events WHERE id > ${LO} AND id <= (${LO} | ?)`);
@@ -81,7 +86,7 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
   // range of the (bus, ts) index: a seek per bus plus the events it deletes. One index serving
   // both trims keeps every insert from writing a second one (schema/one-event-index.ts).
   const selectHolding = db
-    .prepare<[number, number], [id: number, lastSeq: number]>(
+    .prepare<[number, number], [id: BusRow["id"], lastSeq: BusRow["last_seq"]]>(
       "SELECT id, last_seq FROM buses WHERE id > ? AND count > 0 ORDER BY id LIMIT ?",
     )
     .raw(true);

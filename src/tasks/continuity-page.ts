@@ -10,7 +10,7 @@ import { ClawError } from "../core/errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import { type MemoryEntry, memoryEntryOf, type RawMemory } from "./memory-service.js";
 import { ROW_TEXT } from "./task-list.js";
-import { fromRaw, type TaskRecord } from "./task-record.js";
+import { fromRaw, type RawTask, type TaskRecord } from "./task-record.js";
 import { OPEN } from "./task-status.js";
 
 /** Where one list stands: the sort key of its last item sent (null: none yet) and how many were sent. */
@@ -116,7 +116,7 @@ export async function continuityPage(
   const budget = new PageBudget(args.maxBytes);
   const scope = args.sessionKey === undefined ? "project = ?" : "project = ? AND session_key = ?";
   const params: SqlValue[] = args.sessionKey === undefined ? [args.project] : [args.project, args.sessionKey];
-  const open = await pageOf<Parameters<typeof fromRaw>[0]>(
+  const open = await pageOf<RawTask>(
     sql,
     budget,
     {
@@ -130,7 +130,7 @@ export async function continuityPage(
     cursor.t,
     args.limit,
   );
-  const handoffs = await pageOf<Parameters<typeof fromRaw>[0]>(
+  const handoffs = await pageOf<RawTask>(
     sql,
     budget,
     {

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 
 /** JSON with object keys sorted, so equal values give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -33,7 +34,7 @@ export interface Idempotent<T> {
  * when the key was used with other arguments. `args` (without the key itself) identify the request.
  */
 export async function recorded<T>(q: Sql, scope: string, key: string, args: unknown): Promise<T | undefined> {
-  const prior = await q.get<{ args_hash: string; result: string }>(
+  const prior = await q.get<Pick<Row<"idempotency">, "args_hash" | "result">>(
     "SELECT args_hash, result FROM idempotency WHERE scope = ? AND key = ?",
     [scope, key],
   );

@@ -25,6 +25,7 @@ import type { ClawConfig } from "../config/claw-config.js";
 import { fitBytes, pageBytesInput } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 import { MAX_QUERY_CHARS, MAX_TERMS, memorySearch } from "./fts-query.js";
 import { IdempotencyStore } from "./idempotency.js";
 
@@ -81,14 +82,8 @@ export const memoryEntrySchema = z.object({
 /** Inferred from its schema. */
 export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
 
-/** A memory row as stored. */
-export interface RawMemory {
-  id: string;
-  text: string;
-  tags: string;
-  session_key: string | null;
-  created_at: number;
-}
+/** A memory row as an entry reads it. */
+export type RawMemory = Pick<Row<"memory">, "id" | "text" | "tags" | "session_key" | "created_at">;
 
 /** A memory row as answered. */
 export function memoryEntryOf(r: RawMemory): MemoryEntry {
@@ -156,7 +151,7 @@ export class MemoryService {
     const search = memorySearch(sql.dialect, args.query);
     const offset = args.cursor === undefined ? 0 : decodeOffset(args.cursor);
     if (search === null) return { results: [], nextCursor: null };
-    const ranked = await sql.all<{ rowid: number; size: number; score: number }>(search.text, [
+    const ranked = await sql.all<Pick<Row<"memory">, "rowid"> & { size: number; score: number }>(search.text, [
       search.query,
       args.project ?? this.deps.config.project,
       args.limit + 1,
@@ -172,7 +167,7 @@ export class MemoryService {
     const rows =
       n === 0
         ? []
-        : await sql.all<RawMemory & { rowid: number }>(
+        : await sql.all<RawMemory & Pick<Row<"memory">, "rowid">>(
             `SELECT rowid, id, text, tags, session_key, created_at FROM memory WHERE rowid IN (${chosen.map(() => "?").join(", ")})`,
             chosen.map((r) => Number(r.rowid)),
           );

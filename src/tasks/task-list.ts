@@ -4,7 +4,7 @@ import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
 import { Where } from "../store/where.js";
 import type { ListTasksArgs, ListTasksResult } from "./task-inputs.js";
-import { fromRaw, type TaskRecord } from "./task-record.js";
+import { fromRaw, type RawTask, type TaskRecord } from "./task-record.js";
 import { TASK_STATUSES, type TaskStatus } from "./task-schema.js";
 import { OPEN, TERMINAL } from "./task-status.js";
 import { toRow } from "./task-view.js";
@@ -30,7 +30,8 @@ export async function listTasks(sql: Sql, args: ListTasksArgs): Promise<ListTask
 
   const counts: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));
   const countSql = `SELECT status, COUNT(*) AS n FROM tasks ${scope.sql} GROUP BY status`;
-  for (const r of await sql.all<{ status: string; n: number }>(countSql, scope.params)) counts[r.status] = r.n;
+  for (const r of await sql.all<Pick<RawTask, "status"> & { n: number }>(countSql, scope.params))
+    counts[r.status] = r.n;
 
   let statuses: TaskStatus[] | undefined =
     args.status === undefined ? undefined : Array.isArray(args.status) ? args.status : [args.status];
@@ -45,7 +46,7 @@ export async function listTasks(sql: Sql, args: ListTasksArgs): Promise<ListTask
   }
   if (args.cursor !== undefined) where.add("seq < ?", decodeCursor(args.cursor));
   // Sizes first, then only the rows that fit: a page never loads text it will not send.
-  const sizes = await sql.all<{ seq: number; size: number }>(
+  const sizes = await sql.all<Pick<RawTask, "seq"> & { size: number }>(
     `SELECT seq, ${octetsOf(ROW_TEXT)} AS size FROM tasks ${where.sql} ORDER BY seq DESC LIMIT ?`,
     [...where.params, args.limit + 1],
   );
@@ -60,7 +61,7 @@ export async function listTasks(sql: Sql, args: ListTasksArgs): Promise<ListTask
     n === 0
       ? []
       : (
-          await sql.all<Parameters<typeof fromRaw>[0]>(
+          await sql.all<RawTask>(
             `SELECT * FROM tasks WHERE seq IN (${chosen.map(() => "?").join(", ")}) ORDER BY seq DESC`,
             chosen,
           )

@@ -1,6 +1,7 @@
 /** A task as stored and as its row comes back from either store, and the fields a change may set. */
 
-import type { FieldsMatchColumns, RawTask } from "./task-row.js";
+import type { FieldsMatchColumns } from "../store/tables/columns.js";
+import type { Row } from "../store/tables/tables.js";
 import type {
   Handoff,
   LatestUpdate,
@@ -10,6 +11,9 @@ import type {
   TaskStatus,
   TimelineEntry,
 } from "./task-schema.js";
+
+/** A task row as both stores return it (`SELECT *`, `RETURNING *`): the tasks table's definition. */
+export type RawTask = Row<"tasks">;
 
 /** Max timeline entries kept per task; the oldest are dropped (the first one, "created", stays). */
 export const TIMELINE_LIMIT = 50;
@@ -94,8 +98,6 @@ export const COLUMNS: Record<keyof TaskPatch, keyof RawTask> = {
   handoff: "handoff",
 };
 export const JSON_FIELDS = new Set<keyof TaskPatch>(["latestUpdate", "error", "handoff"]);
-
-export type { RawTask } from "./task-row.js";
 
 function parse<T>(json: string | null): T | null {
   return json === null ? null : (JSON.parse(json) as T);

@@ -9,6 +9,8 @@
  */
 import { ownerGone, skipLocked } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
+import type { Narrow } from "../store/tables/columns.js";
+import type { Row } from "../store/tables/tables.js";
 import { markInterrupted } from "./task-errors.js";
 import { fromRaw, type RawTask } from "./task-record.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
@@ -22,7 +24,7 @@ const PAUSED = " AND id NOT IN (SELECT task_id FROM approvals WHERE resumed_at I
 /** Which of `taskIds` have a run paused on an approval nobody has resumed yet. */
 export async function pausedTasks(sql: Sql, taskIds: readonly string[]): Promise<Set<string>> {
   if (taskIds.length === 0) return new Set();
-  const rows = await sql.all<{ task_id: string }>(
+  const rows = await sql.all<Narrow<Pick<Row<"approvals">, "task_id">, { task_id: string }>>(
     `SELECT DISTINCT task_id FROM approvals WHERE resumed_at IS NULL AND task_id IN (${taskIds.map(() => "?").join(", ")})`,
     [...taskIds],
   );
@@ -32,7 +34,7 @@ export async function pausedTasks(sql: Sql, taskIds: readonly string[]): Promise
 /** Ends the in-progress run tasks of gone nodes; resolves with how many. */
 export async function endLostRunTasks(store: TaskStore, live: readonly string[]): Promise<number> {
   const gone = ownerGone("run_node", live);
-  const lost = await store.sql.all<{ id: string }>(
+  const lost = await store.sql.all<Pick<RawTask, "id">>(
     `SELECT id FROM tasks WHERE kind = 'run' AND status = 'in_progress' AND ${gone.sql}${PAUSED} ORDER BY seq`,
     gone.params,
   );

@@ -14,6 +14,7 @@
 
 import { ClawError } from "../core/errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 import { KnownTasks } from "./known-tasks.js";
 import {
   COLUMNS,
@@ -233,7 +234,7 @@ export class TaskStore {
 
   /** The stored receipt body (JSON text) for (taskId, sessionRef), if any. */
   async receiptBody(taskId: string, sessionRef: string): Promise<string | undefined> {
-    const row = await this.sql.get<{ body: string }>(
+    const row = await this.sql.get<Pick<Row<"receipts">, "body">>(
       "SELECT body FROM receipts WHERE task_id = ? AND session_ref = ?",
       [taskId, sessionRef],
     );
@@ -252,7 +253,7 @@ export class TaskStore {
 
   /** A task's receipts, oldest first. */
   async receipts(taskId: string): Promise<Receipt[]> {
-    const rows = await this.sql.all<{ body: string; created_at: number }>(
+    const rows = await this.sql.all<Pick<Row<"receipts">, "body" | "created_at">>(
       "SELECT body, created_at FROM receipts WHERE task_id = ? ORDER BY created_at, session_ref",
       [taskId],
     );

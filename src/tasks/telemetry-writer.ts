@@ -6,6 +6,7 @@
  * out first and a busy server commits once per turn instead of once per call.
  */
 import type { Sql, SqlValue } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 
 /** The telemetry columns in insert order; each row the writer takes has one value per column. */
 export const TELEMETRY_COLUMNS = [
@@ -21,7 +22,7 @@ export const TELEMETRY_COLUMNS = [
   "terminal_retrieval",
   "error_code",
   "usage",
-] as const;
+] as const satisfies readonly (keyof Row<"telemetry">)[];
 
 /** Rows per statement: bounds the statement's parameters and the number of distinct texts prepared. */
 const CHUNK = 64;

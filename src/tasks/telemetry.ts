@@ -9,6 +9,7 @@ import { z } from "zod";
 import { type Usage, usageSchema } from "../agent/session-schemas.js";
 import { toClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
+import type { Row } from "../store/tables/tables.js";
 import { Where } from "../store/where.js";
 import { TelemetryWriter } from "./telemetry-writer.js";
 
@@ -44,22 +45,6 @@ export const telemetryNoteSchema = telemetryRecordSchema
   .partial();
 /** Inferred from its schema. */
 export type TelemetryNote = z.infer<typeof telemetryNoteSchema>;
-
-interface RawRecord {
-  id: number;
-  ts: number;
-  op: string;
-  task_id: string | null;
-  poll_number: number | null;
-  wait_asked_ms: number | null;
-  waited_ms: number | null;
-  status: string | null;
-  duration_ms: number;
-  duplicate: number;
-  terminal_retrieval: number;
-  error_code: string | null;
-  usage: string | null;
-}
 
 /** The telemetry table. */
 export class TaskTelemetry {
@@ -155,7 +140,7 @@ export class TaskTelemetry {
     await this.writer.settled();
     const where = new Where().eq("task_id", filter.taskId).eq("op", filter.op);
     const text = `SELECT * FROM telemetry ${where.sql} ORDER BY id DESC LIMIT ?`;
-    const rows = await this.sql.all<RawRecord>(text, [...where.params, filter.limit]);
+    const rows = await this.sql.all<Row<"telemetry">>(text, [...where.params, filter.limit]);
     return rows.map((r) => ({
       id: r.id,
       ts: r.ts,

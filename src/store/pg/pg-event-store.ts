@@ -12,9 +12,14 @@ import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
 import type { BusInfo, EventStore, PendingEvent, RemoteCommit, StoredEvent } from "../event-store.js";
 import { unavailable } from "../pg-sql.js";
+import type { Row } from "../tables/tables.js";
 import type { OpenedPg } from "./open-pg.js";
 import { followPg, NOTIFY_CHANNEL } from "./pg-follow.js";
 import { checkout } from "./pool-checkout.js";
+
+/** The tables as PostgreSQL has them (events keyed by (bus, seq)). */
+type BusRow = Row<"buses", "postgres">;
+type EventRow = Row<"events", "postgres">;
 
 const APPEND = /* sql */ `
 WITH counts AS (
@@ -80,7 +85,7 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
 
   return unavailableAsStorage({
     async lastSeq(bus) {
-      const row = (await (await named)(HEAD, [bus])).rows[0] as { last_seq: number } | undefined;
+      const row = (await (await named)(HEAD, [bus])).rows[0] as Pick<BusRow, "last_seq"> | undefined;
       return row?.last_seq ?? 0;
     },
 
@@ -109,7 +114,7 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
         ]),
       );
       const last = new Map<string, number>();
-      for (const r of rows as { bus: string; last_seq: number }[]) last.set(r.bus, r.last_seq);
+      for (const r of rows as Pick<BusRow, "bus" | "last_seq">[]) last.set(r.bus, r.last_seq);
       return batch.map((e: PendingEvent, i): StoredEvent => {
         const seq = last.get(e.bus)! - perBus.get(e.bus)! + index[i]!;
         return { bus: e.bus, seq, ts: e.ts, payloadJson: e.payloadJson };
@@ -118,7 +123,7 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
 
     async read(bus, after, limit, maxBytes, overheadBytes) {
       const { rows } = await (await named)(PAGE, [bus, Math.max(0, after), overheadBytes, limit, maxBytes]);
-      return (rows as { seq: number; ts: number; payload: string }[]).map((r) => ({
+      return (rows as Pick<EventRow, "seq" | "ts" | "payload">[]).map((r) => ({
         bus,
         seq: r.seq,
         ts: r.ts,
@@ -128,7 +133,7 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
 
     async list(): Promise<BusInfo[]> {
       const { rows } = await (await pools).query(LIST);
-      return (rows as { bus: string; last_seq: number; first_seq: number; count: number }[]).map((r) => ({
+      return (rows as BusRow[]).map((r) => ({
         bus: r.bus,
         lastSeq: r.last_seq,
         firstSeq: r.count === 0 ? r.last_seq + 1 : r.first_seq,
@@ -140,7 +145,7 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
       return inTransaction(await pools, async (c) => {
         // Locking the bus row first orders this against appends to the bus.
         const head = (await c.query("SELECT last_seq FROM buses WHERE bus = $1 FOR UPDATE", [bus])).rows[0] as
-          | { last_seq: number }
+          | Pick<BusRow, "last_seq">
           | undefined;
         if (!head) return 0;
         let deleted = 0;
@@ -161,7 +166,7 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
           "WITH d AS (DELETE FROM events WHERE ts < $1 RETURNING bus) SELECT bus, COUNT(*) AS n FROM d GROUP BY bus ORDER BY bus",
           [ts],
         );
-        const gone = rows as { bus: string; n: number }[];
+        const gone = rows as (Pick<EventRow, "bus"> & { n: number })[];
         if (gone.length === 0) return 0;
         await c.query(RECOUNT, [gone.map((g) => g.bus), gone.map((g) => g.n)]);
         return gone.reduce((sum, g) => sum + g.n, 0);

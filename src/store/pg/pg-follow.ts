@@ -8,6 +8,7 @@
  */
 import type { Client, Notification } from "pg";
 import type { RemoteCommit } from "../event-store.js";
+import type { Row } from "../tables/tables.js";
 import type { OpenedPg } from "./open-pg.js";
 
 /** The channel commits are announced on: payload `<node> <lastSeq> <bus>`. */
@@ -55,7 +56,7 @@ export function followPg(db: OpenedPg, o: FollowOptions): () => void {
     try {
       const { rows } = await db.pool.query("SELECT bus, last_seq FROM buses WHERE bus = ANY($1::text[])", [buses]);
       pollFailed = false;
-      for (const r of rows as { bus: string; last_seq: number }[]) o.onCommit(r.bus, r.last_seq);
+      for (const r of rows as Pick<Row<"buses", "postgres">, "bus" | "last_seq">[]) o.onCommit(r.bus, r.last_seq);
     } catch (err) {
       if (!pollFailed) o.log(`tsclaw: polling bus heads on ${db.where} failed: ${(err as Error).message}`);
       pollFailed = true; // said once until it works again

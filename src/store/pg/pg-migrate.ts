@@ -6,6 +6,7 @@
  */
 import type { PoolClient } from "pg";
 import { ClawError } from "../../core/errors.js";
+import type { Row } from "../tables/tables.js";
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./pg-schema.js";
 
 /** The advisory lock key migrations hold (any constant; "tsclaw" in ASCII). */
@@ -17,7 +18,7 @@ export async function migratePg(client: PoolClient, where: string): Promise<numb
   try {
     await client.query("CREATE TABLE IF NOT EXISTS claw_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     const row = (await client.query("SELECT value FROM claw_meta WHERE key = 'schema_version'")).rows[0] as
-      | { value: string }
+      | Pick<Row<"claw_meta", "postgres">, "value">
       | undefined;
     const current = row ? Number(row.value) : 0;
     if (current > PG_SCHEMA_VERSION) {
