@@ -12,7 +12,8 @@
 # Prints "node<major>: N passed, N failed" and exits with vitest's status. With TSCLAW_CI_REPORT
 # set, vitest's JSON report (per-file durations) is kept at that path.
 # With --prepare-only as the first vitest argument it stops once the binary and the build are
-# ready (CI prepares both versions side by side, then runs their smokes).
+# in the cache, and needs no node_modules (CI prepares Node 22 while npm ci runs, and Node 26
+# beside lint and the bench smoke; their smokes come after).
 # Usage: bash .ci/node.sh <major> [--prepare-only | vitest args…]   (e.g. bash .ci/node.sh 26 --project fast test/core)
 set -euo pipefail
 
@@ -49,22 +50,32 @@ fi
 NODEX=$NODE_HOME/bin/node
 log "using $("$NODEX" --version) (ABI $("$NODEX" -p process.versions.modules)) from $NODE_HOME"
 
-# 2. better-sqlite3 compiled for that ABI, in the cache.
+# 2. better-sqlite3 compiled for that ABI, in the cache: the version the lock file pins, from
+#    node_modules once npm ci has run, or from its npm tarball before that (CI prepares Node 22
+#    while npm ci runs).
 BS3_SRC=$ROOT/node_modules/better-sqlite3
-bs3_version=$(node -p "require('$BS3_SRC/package.json').version")
+bs3_version=$(node -p "require('$ROOT/package-lock.json').packages['node_modules/better-sqlite3'].version")
 abi=$("$NODEX" -p process.versions.modules)
 BS3_BUILD=$CACHE/better-sqlite3-$bs3_version-abi$abi
 ADDON=$BS3_BUILD/build/Release/better_sqlite3.node
 if [ ! -f "$ADDON" ]; then
   GYP=$(npm root -g)/npm/node_modules/node-gyp/bin/node-gyp.js
   [ -f "$GYP" ] || { log "node-gyp not found at $GYP"; exit 1; }
-  log "compiling better-sqlite3 $bs3_version for ABI $abi (about 1.5 min on 2 cores)"
+  log "compiling better-sqlite3 $bs3_version for ABI $abi (about 2 min of one core)"
   rm -rf "$BS3_BUILD.tmp" && mkdir -p "$BS3_BUILD.tmp"
-  (cd "$BS3_SRC" && tar cf - --exclude=./build .) | (cd "$BS3_BUILD.tmp" && tar xf -)
+  if [ "$(node -p "try { require('$BS3_SRC/package.json').version } catch { '' }")" = "$bs3_version" ]; then
+    (cd "$BS3_SRC" && tar cf - --exclude=./build .) | (cd "$BS3_BUILD.tmp" && tar xf -)
+  else
+    bs3_tgz=$(cd "$pack_dir" && npm pack --silent "better-sqlite3@$bs3_version" | tail -n 1)
+    tar xzf "$pack_dir/$bs3_tgz" -C "$BS3_BUILD.tmp" --strip-components=1
+  fi
   (cd "$BS3_BUILD.tmp" && PATH="$NODE_HOME/bin:$PATH" npm_config_nodedir="$NODE_HOME" "$NODEX" "$GYP" rebuild --release --nodedir="$NODE_HOME" -j "$(nproc)" >"$CACHE/build.log" 2>&1) \
     || { tail -n 30 "$CACHE/build.log" >&2; log "build failed (log: $CACHE/build.log)"; exit 1; }
   rm -rf "$BS3_BUILD" && mv "$BS3_BUILD.tmp" "$BS3_BUILD"
 fi
+
+# Prepared: the load check below needs node_modules (the smoke run that follows does it).
+if [ $PREPARE_ONLY -eq 1 ]; then log "prepared after $(($(date +%s) - started)) s"; exit 0; fi
 
 # 3. The dlopen redirect, preloaded into every node process of the run (vitest's forks, and the
 #    CLI processes tests spawn with process.execPath), so each loads this version's build.
@@ -82,7 +93,6 @@ PATH="$NODE_HOME/bin:$PATH" TSCLAW_BS3_ADDON=$ADDON NODE_OPTIONS="--require $PRE
   "$NODEX" -e "const D = require('$BS3_SRC'); new D(':memory:').close()" \
   || { log "the Node $MAJOR build of better-sqlite3 does not load"; exit 1; }
 log "ready after $(($(date +%s) - started)) s"
-if [ $PREPARE_ONLY -eq 1 ]; then exit 0; fi
 
 # 4. The test suite.
 if [ -n "${TSCLAW_CI_REPORT:-}" ]; then
