@@ -15,7 +15,7 @@ import { samplePayload } from "./raw-db.js";
 import { type Row, row } from "./table.js";
 
 /** Bounds on RSS growth, in MiB. */
-const BOUND = { events: 160, tasks: 160, stalled: 96, calls: 64 };
+const BOUND = { events: 160, tasks: 48, stalled: 96, calls: 64 };
 
 function settledRss(): number {
   gc();

@@ -10,6 +10,8 @@ import { contextMessages, toInput } from "./history.js";
 import type { Message } from "./session-schemas.js";
 
 const startsTurn = (m: Message) => m.role === "user" || m.role === "summary";
+/** A message's size as the context cache counts it: the length of its JSON. */
+const charsOf = (m: Message) => JSON.stringify(m).length;
 
 /** The messages the model sees next turn, kept as the run appends to them. */
 export class RunContext {
@@ -17,6 +19,8 @@ export class RunContext {
   private open: Message[] = [];
   /** The seq of the newest message in the context (0 when empty). */
   lastSeq = 0;
+  /** The size of the messages in the context, in characters of their JSON (what a cache of contexts bounds). */
+  chars = 0;
 
   /**
    * @param history The session's stored messages, oldest first (the run's own first message included).
@@ -28,6 +32,7 @@ export class RunContext {
   ) {
     this.lastSeq = history.at(-1)?.seq ?? 0;
     const live = contextMessages(history);
+    for (const m of live) this.chars += charsOf(m);
     let cut = live.length;
     while (cut > 0 && !startsTurn(live[cut - 1]!)) cut--;
     // `cut` is one past the newest turn start: everything before that start is settled.
@@ -39,11 +44,14 @@ export class RunContext {
   /** Adds a message the run stored. A summary starts the context over, as it does when read from storage. */
   add(m: Message): void {
     if (m.seq > this.lastSeq) this.lastSeq = m.seq;
+    const chars = charsOf(m);
     if (m.role === "summary") {
       this.settledInput = [];
       this.open = [m];
+      this.chars = chars;
       return;
     }
+    this.chars += chars;
     if (startsTurn(m)) {
       // What came before a new turn start is replayed the same whatever follows it.
       this.settledInput = this.settledInput.concat(toInput(this.open, this.provider));

@@ -37,6 +37,8 @@ export class Scheduler {
   /** Schedules being handled now (each by one handler at a time). */
   private readonly inFlight = new Set<string>();
   private readonly handling = new Set<Promise<void>>();
+  /** True while a re-arm waits for this turn's microtasks to end. */
+  private armQueued = false;
   private closed = false;
   private unlisten = () => {};
   private readonly startedAt = Date.now();
@@ -82,7 +84,21 @@ export class Scheduler {
     this.arm();
   }
 
+  /**
+   * Re-arms the timer once the current microtasks have run: a burst of changes (a thousand
+   * schedules handled in one second each report their next due time) pays for one scan of the
+   * index, not one each.
+   */
   private arm(): void {
+    if (this.closed || this.armQueued) return;
+    this.armQueued = true;
+    queueMicrotask(() => {
+      this.armQueued = false;
+      this.armNow();
+    });
+  }
+
+  private armNow(): void {
     if (this.closed) return;
     let next = Number.POSITIVE_INFINITY;
     for (const [id, t] of this.due) if (t < next && !this.inFlight.has(id)) next = t;
