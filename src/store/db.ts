@@ -53,6 +53,12 @@ export function openDb(path: string, options: { durability?: Durability } = {}):
     db.pragma("busy_timeout = 5000");
     migrate(db, abs);
     if (!memory) {
+      // A 4 MiB page cache (1 000 pages), not better-sqlite3's 16 MiB default: the hot pages (the
+      // tails of the events and tasks B-trees, the indexes the claims use) fit many times over,
+      // replay reads each page once, and a miss costs a copy from the OS's page cache. The larger
+      // cache only filled up as the file grew and stayed resident: it was 16 MiB of a
+      // long-running server's RSS (bench/README.md, the memory rows).
+      db.pragma("cache_size = -4000");
       db.pragma("wal_autocheckpoint = 10000"); // a backstop under sustained writes; the timer normally gets there first
       const started = startCheckpointer(db);
       checkpointer = started;
