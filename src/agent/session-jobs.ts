@@ -28,6 +28,8 @@ import { zeroUsage } from "./usage.js";
 /** What a job reads before it can start: the session row (and the first message of a run). */
 /** Options of `SessionService.run`. */
 export interface RunOptions {
+  /** The session as the caller just read it (run_task); else the run reads it. */
+  session?: Session;
   taskId?: string;
   /**
    * The run's place among the session's tasks (its task's seq): on several nodes a task run
@@ -112,11 +114,15 @@ export function runJob(
           return;
         }
         started = true;
-        // A paused run resumed here already has its row: this node now holds it.
-        if ("resume" in first) await deps.store.adoptRun(runId);
-        else await deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
         const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
-        const gate = await deps.gates?.forRun({ ...ids, bus: session.bus, resumed: "resume" in first });
+        // The run row and the run's approval policy at once (two statements, one wait): neither
+        // needs the other. A paused run resumed here already has its row: this node now holds it.
+        const [, gate] = await Promise.all([
+          "resume" in first
+            ? deps.store.adoptRun(runId)
+            : deps.store.startRun(runId, session.sessionId, opts.taskId, "agent"),
+          deps.gates?.forRun({ ...ids, bus: session.bus, resumed: "resume" in first }),
+        ]);
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
         const { config, store, bash, model, contexts } = deps;
         // Served, the run's bash gets a token of its own, scoped to this run and ended with it.
