@@ -33,6 +33,8 @@ export interface RunInbox {
   hasSteering(): Promise<boolean>;
   /** The next follow-up (at most one), now part of the history. */
   followUp(): Promise<Message[]>;
+  /** Which kinds wait, in one look (at a turn's end, where almost always nothing does). */
+  waiting(): Promise<{ steering: boolean; followUp: boolean }>;
 }
 
 /** Runs the model's tool calls. */
@@ -132,11 +134,16 @@ export async function runAgentLoop(
     return taken.length > 0;
   };
 
-  // Another turn when steering arrived, the model called tools, or a follow-up was waiting.
-  const wantsTurn = async (calls: readonly ModelCall[]) =>
-    (await take(cfg.inbox.steering(), "steering")) ||
-    calls.length > 0 ||
-    (await take(cfg.inbox.followUp(), "follow_up"));
+  // Another turn when steering arrived, the model called tools, or a follow-up was waiting. One
+  // look says what waits; a kind is taken only when some of it does.
+  const wantsTurn = async (calls: readonly ModelCall[]) => {
+    const waiting = await cfg.inbox.waiting();
+    return (
+      (waiting.steering && (await take(cfg.inbox.steering(), "steering"))) ||
+      calls.length > 0 ||
+      (waiting.followUp && (await take(cfg.inbox.followUp(), "follow_up")))
+    );
+  };
 
   let more: boolean;
   if (pending.length > 0) {

@@ -45,6 +45,8 @@ export interface AgentRunContext {
   token?: string;
   /** Judges each call before it runs (approvals). Default: every call runs */
   gate?: CallGate;
+  /** The run row's write, still under way: awaited before the run's end is recorded. Default: written */
+  recorded?: Promise<void>;
 }
 
 /**
@@ -80,10 +82,15 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
       const pending = pendingCalls(history, runId, first.resume.callId);
       await runAgentLoop(loopConfig(deps, ctx), new RunContext(history, session.provider), progress, pending);
     } else {
-      const m =
+      // The message is stored while the session's context is loaded (one wait for both): the
+      // load may or may not see it, and the context gets it once either way.
+      const [m, context] = await Promise.all([
         "text" in first
-          ? await store.append(session.sessionId, { runId, role: "user", text: first.text })
-          : await store.queue.deliverPrompt(first.queuedId, runId);
+          ? store.append(session.sessionId, { runId, role: "user", text: first.text })
+          : store.queue.deliverPrompt(first.queuedId, runId),
+        deps.contexts.load(store, session.sessionId, session.provider),
+      ]);
+      if (m.seq > context.lastSeq) context.add(m);
       events.emit({
         type: "message",
         role: "user",
@@ -91,14 +98,14 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
         messageId: m.id,
         ...("queuedId" in first ? { via: "queue" as const } : {}),
       });
-      // Storage is read once (only what is new since this node's last run of the session); from
+      // Storage was read once (only what is new since this node's last run of the session); from
       // here the loop keeps the context in memory.
-      const context = await deps.contexts.load(store, session.sessionId, session.provider);
       await runAgentLoop(loopConfig(deps, ctx), context, progress);
     }
   } catch (err) {
     if (err instanceof RunPaused) {
       deps.contexts.forget(session.sessionId);
+      await ctx.recorded?.catch(() => {}); // a paused run is resumed from its row
       throw err;
     }
     failure = { err };
@@ -141,6 +148,7 @@ async function endRun(
   const result: RunResult = { sessionId: session.sessionId, runId, status, text, usage, turns, toolCalls };
   if (error) result.error = error;
   if (refusal) result.refusal = true;
+  await ctx.recorded;
   await store.endRun(runId, { status, turns, toolCalls, usage, error });
   events.emit({
     type: "agent_end",

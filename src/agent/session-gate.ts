@@ -44,8 +44,12 @@ const MAX_RETRY_MS = 200;
 export class LeaseGate implements SessionGate {
   /** Per session, this node's last release still under way: the next take waits for it. */
   private readonly releasing = new Map<string, Promise<void>>();
-  /** Sessions whose lease this node took and has not given back. */
-  private readonly held = new Set<string>();
+  /**
+   * Sessions whose lease this node took and has not given back, each with the number of its
+   * take (a lease taken again is a new take).
+   */
+  private readonly held = new Map<string, number>();
+  private takes = 0;
 
   constructor(
     private readonly sql: Sql,
@@ -58,7 +62,7 @@ export class LeaseGate implements SessionGate {
     for (let wait = FIRST_RETRY_MS; ; wait = Math.min(MAX_RETRY_MS, wait * 2)) {
       if (signal.aborted) throw new ClawError("cancelled", "cancelled before it started");
       if (await this.tryTake(sessionId, order)) {
-        this.held.add(sessionId);
+        this.held.set(sessionId, ++this.takes);
         return;
       }
       await sleep(wait, signal);
@@ -81,13 +85,17 @@ export class LeaseGate implements SessionGate {
   async renew(): Promise<string[]> {
     // Only a lease still valid is extended: one that lapsed (this node was paused or cut off
     // past it) may have been given up already, and its run must stop, not carry on.
+    // Judged are only the takes made before the statement: their rows were committed before it
+    // started, so it sees them. A lease taken (or given back and taken again) while it runs may
+    // be missing from what it renewed without being lost.
+    const before = [...this.held];
     const now = Date.now();
     const rows = await this.sql.all<Pick<Row<"session_leases">, "session_id">>(
       "UPDATE session_leases SET expires_at = ? WHERE node = ? AND expires_at >= ? RETURNING session_id",
       [now + this.leaseMs, this.node, now],
     );
     const renewed = new Set(rows.map((r) => r.session_id));
-    return [...this.held].filter((id) => !renewed.has(id));
+    return before.filter(([id, take]) => this.held.get(id) === take && !renewed.has(id)).map(([id]) => id);
   }
 
   /**

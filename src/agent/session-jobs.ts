@@ -14,7 +14,7 @@ import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
 import { linkSignals } from "../core/link-signals.js";
 import type { AgentEvent } from "./agent-events.js";
-import { type RunGates, RunPaused } from "./agent-loop.js";
+import { type CallGate, type RunGates, RunPaused } from "./agent-loop.js";
 import { executeRun, type RunMessage } from "./agent-run.js";
 import { type CompactOutcome, compactSession } from "./compact.js";
 import type { ContextCache } from "./context-cache.js";
@@ -28,6 +28,8 @@ import { zeroUsage } from "./usage.js";
 /** What a job reads before it can start: the session row (and the first message of a run). */
 /** Options of `SessionService.run`. */
 export interface RunOptions {
+  /** The session as the caller just read it (run_task); else the run reads it. */
+  session?: Session;
   taskId?: string;
   /**
    * The run's place among the session's tasks (its task's seq): on several nodes a task run
@@ -112,11 +114,17 @@ export function runJob(
           return;
         }
         started = true;
-        // A paused run resumed here already has its row: this node now holds it.
-        if ("resume" in first) await deps.store.adoptRun(runId);
-        else await deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
         const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
-        const gate = await deps.gates?.forRun({ ...ids, bus: session.bus, resumed: "resume" in first });
+        // The run row is written and the run's approval policy read while the run goes on (two
+        // statements off its way to the model): the row is awaited before the run's end is
+        // recorded, the policy before the run's first call. A paused run resumed here already
+        // has its row: this node now holds it.
+        const recorded =
+          "resume" in first
+            ? deps.store.adoptRun(runId)
+            : deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
+        recorded.catch(() => {}); // awaited (and reported) at the run's end
+        const gate = lazyGate(deps.gates?.forRun({ ...ids, bus: session.bus, resumed: "resume" in first }));
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
         const { config, store, bash, model, contexts } = deps;
         // Served, the run's bash gets a token of its own, scoped to this run and ended with it.
@@ -136,7 +144,7 @@ export function runJob(
         try {
           result = await executeRun(
             { config, store, bash, model, client, events, contexts },
-            { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token, gate },
+            { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token, gate, recorded },
             first,
           );
         } finally {
@@ -156,6 +164,13 @@ export function runJob(
       }
     },
   };
+}
+
+/** The gate a run's calls wait on while its policy is still being read (none without approvals). */
+function lazyGate(gating: Promise<CallGate | undefined> | undefined): CallGate | undefined {
+  if (!gating) return undefined;
+  gating.catch(() => {}); // a failed read fails the run's first call
+  return { admit: async (call, signal) => (await gating)?.admit(call, signal) };
 }
 
 /** A compaction; the history changes only when it completes. */

@@ -34,6 +34,7 @@ const S = {
   byId: "SELECT id, session_id, kind, text FROM session_queue WHERE id = ?",
   remove: "DELETE FROM session_queue WHERE id = ?",
   has: "SELECT 1 AS one FROM session_queue WHERE session_id = ? AND kind = ? LIMIT 1",
+  waiting: "SELECT DISTINCT kind FROM session_queue WHERE session_id = ? AND kind IN ('steer', 'follow_up')",
   counts: "SELECT kind, COUNT(*) AS n FROM session_queue WHERE session_id = ? GROUP BY kind",
   clear: "DELETE FROM session_queue WHERE session_id = ? AND kind IN ('steer', 'follow_up')",
 } as const;
@@ -58,6 +59,12 @@ export class SessionQueueStore {
     return (await this.sql.get(S.has, [sessionId, kind])) !== undefined;
   }
 
+  /** Whether steering and follow-up messages wait (one statement for both). */
+  async waiting(sessionId: string): Promise<{ steering: boolean; followUp: boolean }> {
+    const kinds = new Set((await this.sql.all<{ kind: QueueKind }>(S.waiting, [sessionId])).map((r) => r.kind));
+    return { steering: kinds.has("steer"), followUp: kinds.has("follow_up") };
+  }
+
   /** Waiting messages per kind. */
   async counts(sessionId: string): Promise<PendingCounts> {
     const c: PendingCounts = { prompts: 0, steering: 0, followUp: 0 };
@@ -75,12 +82,17 @@ export class SessionQueueStore {
   }
 
   /** Moves up to `limit` (default all) steering or follow-up messages into the history, in order, in one transaction. */
-  deliver(sessionId: string, runId: string, kind: "steer" | "follow_up", limit?: number): Promise<Message[]> {
+  async deliver(sessionId: string, runId: string, kind: "steer" | "follow_up", limit?: number): Promise<Message[]> {
+    const waiting = (q: Sql) =>
+      limit === undefined
+        ? q.all<QueueRow>(S.allOfKind, [sessionId, kind])
+        : q.all<QueueRow>(S.ofKind, [sessionId, kind, limit]);
+    // Asked at every turn, and almost always empty: one read says so, without a transaction
+    // (BEGIN, the read, COMMIT: three round trips on PostgreSQL). What it finds is read again,
+    // and taken, inside the transaction.
+    if ((await waiting(this.sql)).length === 0) return [];
     return this.sql.tx(async (q) => {
-      const rows =
-        limit === undefined
-          ? await q.all<QueueRow>(S.allOfKind, [sessionId, kind])
-          : await q.all<QueueRow>(S.ofKind, [sessionId, kind, limit]);
+      const rows = await waiting(q);
       const delivered: Message[] = [];
       for (const r of rows) {
         // Another node's delivery may have taken it first: only the remover stores it.

@@ -22,5 +22,6 @@ export function sessionRunInbox(store: SessionStore, sessionId: string, runId: s
     hasSteering: () => store.queue.has(sessionId, "steer"),
     // One follow-up at a time, each answered before the next is delivered.
     followUp: () => store.queue.deliver(sessionId, runId, "follow_up", 1),
+    waiting: () => store.queue.waiting(sessionId),
   };
 }

@@ -233,7 +233,7 @@ export class SessionService {
     try {
       const queued = this.scheduler.busy(sessionId) && opts.taskId === undefined;
       const prepared = (async () => {
-        const session = await this.get({ sessionId });
+        const session = opts.session?.sessionId === sessionId ? opts.session : await this.get({ sessionId });
         this.clientFor(session); // provider_auth_missing before anything is stored
         const first = queued
           ? { queuedId: await this.store.queue.add(sessionId, "prompt", message) }

@@ -58,11 +58,19 @@ const S = {
   insertMessage: `INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at)
     SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?
     RETURNING ${MESSAGE_COLUMNS}`,
-  /** insertMessage, written only while `node` holds the session's unexpired lease (several nodes). */
-  insertFencedMessage: `INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at)
+  /**
+   * PostgreSQL: insertMessage and the session's touch in ONE statement (a data-modifying CTE),
+   * so a message costs one round trip and one commit instead of BEGIN, INSERT, UPDATE, COMMIT;
+   * the touch happens only when the message was written. `fence`: written only while this node
+   * holds the session's unexpired lease (several nodes).
+   */
+  appendPg: (fence: boolean) => `WITH m AS (
+    INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at)
     SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?
-    HAVING EXISTS (SELECT 1 FROM session_leases WHERE session_id = ? AND node = ? AND expires_at >= ?)
-    RETURNING ${MESSAGE_COLUMNS}`,
+    ${fence ? "HAVING EXISTS (SELECT 1 FROM session_leases WHERE session_id = ? AND node = ? AND expires_at >= ?)" : ""}
+    RETURNING ${MESSAGE_COLUMNS}
+  ), touched AS (UPDATE sessions SET updated_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM m))
+  SELECT ${MESSAGE_COLUMNS} FROM m`,
   copyMessage:
     "INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   touch: "UPDATE sessions SET updated_at = ? WHERE id = ?",
@@ -83,6 +91,9 @@ const S = {
     COALESCE(SUM(reasoning_tokens), 0) AS reasoning, SUM(cost) AS cost FROM runs WHERE session_id = ?`,
   interruptRuns: "UPDATE runs SET status = 'error', error = ?, ended_at = ? WHERE status = 'running' AND ",
 } as const;
+
+/** S.appendPg's two texts: unfenced, fenced. */
+const APPEND_PG = [S.appendPg(false), S.appendPg(true)] as const;
 
 /** Session columns a caller may change. */
 const UPDATABLE = ["name", "model", "provider"] as const satisfies readonly (keyof Row<"sessions">)[];
@@ -176,34 +187,44 @@ export class SessionStore {
     // With several nodes a run's messages are fenced: written only while this node still holds
     // the session's lease, in the same statement, so a node paused past its lease cannot write
     // into the turn of a run another node has started since.
-    const fenced = this.sql.dialect === "postgres" && typeof m.runId === "string";
-    const write = async (t: Sql) => {
-      const createdAt = Date.now();
-      const row = await t.get<MessageRow>(fenced ? S.insertFencedMessage : S.insertMessage, [
-        newMessageId(),
-        sessionId,
-        m.runId,
-        m.role,
-        m.text ?? null,
-        m.callId ?? null,
-        m.name ?? null,
-        json(m.args),
-        json(m.result),
-        flag(m.isError),
-        json(m.item),
-        flag(m.refusal),
-        createdAt,
-        sessionId,
-        ...(fenced ? [sessionId, this.node, createdAt] : []),
-      ]);
+    const pg = this.sql.dialect === "postgres";
+    const fenced = pg && typeof m.runId === "string";
+    const createdAt = Date.now();
+    const params = [
+      newMessageId(),
+      sessionId,
+      m.runId,
+      m.role,
+      m.text ?? null,
+      m.callId ?? null,
+      m.name ?? null,
+      json(m.args),
+      json(m.result),
+      flag(m.isError),
+      json(m.item),
+      flag(m.refusal),
+      createdAt,
+      sessionId,
+      ...(fenced ? [sessionId, this.node, createdAt] : []),
+    ];
+    const stored = (row: MessageRow | undefined) => {
       if (!row)
         throw new ClawError(
           "lease_lost",
           `node ${this.node} no longer holds the lease of session ${sessionId}: run ${m.runId} stopped, nothing more of it is written`,
           { sessionId, runId: m.runId, node: this.node },
         );
+      return toMessage(row);
+    };
+    // PostgreSQL: one statement (message and touch), in the caller's transaction or on its own.
+    if (pg)
+      return stored(
+        await (q ?? this.sql).get<MessageRow>(APPEND_PG[fenced ? 1 : 0], [...params, createdAt, sessionId]),
+      );
+    const write = async (t: Sql) => {
+      const row = stored(await t.get<MessageRow>(S.insertMessage, params));
       await t.run(S.touch, [createdAt, sessionId]);
-      return toMessage(row!);
+      return row;
     };
     return q ? write(q) : this.sql.tx(write);
   }

@@ -11,6 +11,7 @@ import { memorySchema } from "./schema/memory.js";
 import { multiNodeSchema } from "./schema/multi-node.js";
 import { nodesSchema } from "./schema/nodes.js";
 import { oneEventIndexSqlite } from "./schema/one-event-index.js";
+import { openRunTasksSqlite } from "./schema/open-run-tasks.js";
 import { schedulesSqlite } from "./schema/schedules.js";
 import { sessionItemsSchema } from "./schema/session-items.js";
 import { sessionSchema } from "./schema/sessions.js";
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly string[] = [
   approvalsSqlite,
   schedulesSqlite,
   approvalResumeSqlite,
+  openRunTasksSqlite,
 ];
 
 /** The schema version this build writes. */

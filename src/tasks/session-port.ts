@@ -9,8 +9,8 @@ import type { AgentEvent } from "../agent/agent-events.js";
 import type { EnsureSessionArgs, RunResult, Session } from "../agent/session-schemas.js";
 import type { Sql } from "../store/sql.js";
 
-/** The parts of a Session the task service reads. */
-export type TaskSession = Pick<Session, "sessionId" | "sessionKey" | "provider" | "model" | "bus">;
+/** A session as the task service reads it (and hands it to the task's run). */
+export type TaskSession = Session;
 
 /** The outcome of one agent run. */
 export type TaskRunResult = Pick<RunResult, "sessionId" | "runId" | "status" | "text" | "error" | "usage">;
@@ -32,6 +32,8 @@ export interface SessionPort {
     sessionId: string,
     message: string,
     opts?: {
+      /** The session as the caller just read it (else the run reads it). */
+      session?: TaskSession;
       taskId?: string;
       /** The task's seq: a session's tasks start in this order, on every node. */
       order?: number;

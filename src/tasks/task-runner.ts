@@ -9,7 +9,7 @@ import type { AgentEvent } from "../agent/agent-events.js";
 import type { ClawError } from "../core/errors.js";
 import { toClawError } from "../core/errors.js";
 import { clip, progressOf } from "./run-events.js";
-import type { SessionPort, TaskRunResult } from "./session-port.js";
+import type { SessionPort, TaskRunResult, TaskSession } from "./session-port.js";
 import { endedInError, markInterrupted, taskError } from "./task-errors.js";
 import { pausedTasks } from "./task-recovery.js";
 import type { TaskStatus } from "./task-schema.js";
@@ -40,10 +40,14 @@ export class TaskRunner {
     private readonly telemetry?: TaskTelemetry,
   ) {}
 
-  /** Puts a todo run task in its session's queue; it starts when its turn comes. */
-  enqueue(task: TaskRecord): void {
+  /**
+   * Puts a todo run task in its session's queue; it starts when its turn comes. `session`: the
+   * task's session as just read (run_task), so the run does not read it again.
+   */
+  enqueue(task: TaskRecord, session?: TaskSession): void {
     this.track(task, (job, onEvent) =>
       this.sessions.run(job.sessionId, task.prompt ?? "", {
+        session,
         taskId: task.id,
         order: task.seq,
         signal: job.controller.signal,

@@ -183,7 +183,11 @@ export class TaskService {
     const { idempotencyKey, ...request } = args;
     const firstLine = request.prompt.split("\n").find((l) => l.trim() !== "") ?? request.prompt;
     // The session is found or made in the same transaction as the task and its key's record.
+    // What the (last) attempt wrote and read is kept: a new task is not read back, and its run
+    // starts from the session read here.
+    const kept: { created?: { task: TaskRecord; session: TaskSession } } = {};
     const { result, replayed } = await this.idempotent("run_task", idempotencyKey, request, async (store) => {
+      kept.created = undefined;
       const session = await this.sessionFor(request, store.sql);
       const t = await store.insert(
         {
@@ -208,10 +212,12 @@ export class TaskService {
       );
       // Stored with the task, so its run (here or after a restart) is judged by it.
       if (request.approval) await savePolicy(store.sql, t.id, request.approval);
+      kept.created = { task: t, session };
       return { taskId: t.id };
     });
-    const t = await this.store.get(result.taskId);
-    if (!replayed) this.runner.enqueue(t);
+    const { created } = kept;
+    const t = !replayed && created ? created.task : await this.store.get(result.taskId);
+    if (!replayed) this.runner.enqueue(t, created?.session);
     return {
       taskId: t.id,
       jobId: t.id,

@@ -88,7 +88,7 @@ it("moves a version-5 database forward to the (bus, ts) index; trim_bus beforeTs
   try {
     const db = claw.services.db;
     expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(10);
+    expect(SCHEMA_VERSION).toBe(11);
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN ${TRIM_BEFORE_SQL}`)
       .all(2, 5002)

@@ -71,6 +71,7 @@ function memoryLoop(script: TurnOutput[], history: Message[] = []) {
       steering: () => deliver(steering),
       hasSteering: async () => steering.length > 0,
       followUp: () => deliver(followUps, 1),
+      waiting: async () => ({ steering: steering.length > 0, followUp: followUps.length > 0 }),
     },
     tools,
     emit: (e) => events.push(e),

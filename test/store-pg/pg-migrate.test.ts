@@ -126,11 +126,12 @@ test("a database at an older version gets only the steps past it", async () => {
   await query(url, "DROP INDEX events_bus_ts"); // version 6
   await dropSchedules(url); // version 9
   await query(url, "DROP TABLE approvals; DROP TABLE approval_policies"); // version 8
+  await query(url, "DROP INDEX tasks_open_runs"); // version 11
   await query(url, "UPDATE claw_meta SET value = '3' WHERE key = 'schema_version'");
   const opened = await openPg(url);
   await opened.close();
   expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
-  expect(PG_SCHEMA_VERSION).toBe(10);
+  expect(PG_SCHEMA_VERSION).toBe(11);
   expect(await query(url, "SELECT value FROM meta WHERE key = 'kept'")).toEqual([{ value: "yes" }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM nodes")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM session_leases")).toEqual([{ n: 0 }]);
@@ -144,6 +145,7 @@ test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses 
   await query(url, "DROP INDEX events_bus_ts");
   await dropSchedules(url);
   await query(url, "DROP TABLE approvals; DROP TABLE approval_policies"); // version 8
+  await query(url, "DROP INDEX tasks_open_runs"); // version 11
   await query(url, "UPDATE claw_meta SET value = '5' WHERE key = 'schema_version'");
   await query(
     url,
@@ -173,6 +175,32 @@ test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses 
   } finally {
     await again.close();
   }
+});
+
+test("a version-10 database gets the index of open run tasks, and a session lease's check of earlier tasks uses it", async () => {
+  const url = await createTestDatabase(server.url);
+  await (await openPg(url)).close();
+  await query(url, "DROP INDEX tasks_open_runs");
+  await query(url, "UPDATE claw_meta SET value = '10' WHERE key = 'schema_version'");
+  // Work tasks stay todo for as long as nobody updates them: thousands of them, and a few run tasks.
+  await query(
+    url,
+    `INSERT INTO tasks (id, kind, title, project, status, phase, version, created_at, updated_at, session_id)
+       SELECT 'task_' || i, CASE WHEN i % 1000 = 0 THEN 'run' ELSE 'work' END, 't', 'p', 'todo', 'queued', 1, 0, 0,
+              CASE WHEN i % 1000 = 0 THEN 'ses_' || (i / 1000) END
+         FROM generate_series(1, 5000) AS i`,
+  );
+  await query(url, "ANALYZE tasks");
+  const opened = await openPg(url);
+  await opened.close();
+  expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
+  // The condition LeaseGate's take adds for a task's run (session-gate.ts).
+  const plan = await query<{ "QUERY PLAN": string }>(
+    url,
+    `EXPLAIN SELECT 1 FROM tasks WHERE session_id = 'ses_3' AND kind = 'run'
+       AND status IN ('todo', 'in_progress') AND seq < 4500`,
+  );
+  expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/Index (Only )?Scan using tasks_open_runs on tasks/);
 });
 
 /** Takes a database back from version 8 (schedules) to 7. */

@@ -15,6 +15,7 @@ import { busTsPg } from "../schema/bus-ts.js";
 import { multiNodeSchema } from "../schema/multi-node.js";
 import { nodesPgSchema } from "../schema/nodes.js";
 import { oneEventIndexPg } from "../schema/one-event-index.js";
+import { openRunTasksPg } from "../schema/open-run-tasks.js";
 import { schedulesPg } from "../schema/schedules.js";
 
 /** Versions 1–3 of the SQLite schema, as PostgreSQL creates them in one step. */
@@ -208,6 +209,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 8, sql: approvalsPg },
   { version: 9, sql: schedulesPg },
   { version: 10, sql: approvalResumePg },
+  { version: 11, sql: openRunTasksPg },
 ];
 
 /** The schema version the PostgreSQL migrations end at. */
