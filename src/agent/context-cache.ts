@@ -10,8 +10,12 @@
 import { RunContext } from "./run-context.js";
 import type { SessionStore } from "./session-store.js";
 
-/** Sessions whose context is kept. Default for {@link ContextCache}. */
-const DEFAULT_SESSIONS = 16;
+/**
+ * Sessions whose context is kept. Default for {@link ContextCache}. 32: a node serving 20
+ * sessions at once (the PostgreSQL tasks bench) re-read every session's whole history at 16;
+ * memory is held by the size bound below, not by this count.
+ */
+const DEFAULT_SESSIONS = 32;
 /** Size of the kept contexts, in characters of their messages' JSON. Default for {@link ContextCache}. */
 const DEFAULT_CHARS = 16 * 1024 * 1024;
 
@@ -20,7 +24,7 @@ export class ContextCache {
   private readonly contexts = new Map<string, RunContext>();
 
   /**
-   * @param limit Sessions kept. Default: 16
+   * @param limit Sessions kept. Default: 32
    * @param maxChars Total size kept, in characters of the messages' JSON (a context larger than
    *   this on its own serves its run and is not kept). Default: 16 Mi
    */
