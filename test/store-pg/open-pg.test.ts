@@ -4,19 +4,12 @@
  * server, the process exiting) finds none of their backends.
  */
 import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { openPg } from "../../src/store/pg/open-pg.js";
-import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { createTestDatabase } from "../helpers/pg-server.js";
+import { usePgServer } from "../helpers/use-pg-server.js";
 
-let server: PgServer;
-
-beforeAll(async () => {
-  server = await startPgServer();
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePgServer();
 
 /** Backends connected to `database`, seen from a connection to another one. */
 async function backends(watcher: pg.Client, database: string): Promise<number> {

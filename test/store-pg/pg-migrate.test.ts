@@ -4,23 +4,16 @@
  * with the same columns, and a database from a newer tsclaw is refused untouched.
  */
 import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { openDb } from "../../src/store/db.js";
 import { SCHEMA_VERSION } from "../../src/store/migrations.js";
 import { openPg } from "../../src/store/pg/open-pg.js";
 import { createPgEventStore } from "../../src/store/pg/pg-event-store.js";
 import { PG_SCHEMA_VERSION } from "../../src/store/pg/pg-schema.js";
-import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { createTestDatabase } from "../helpers/pg-server.js";
+import { usePgServer } from "../helpers/use-pg-server.js";
 
-let server: PgServer;
-
-beforeAll(async () => {
-  server = await startPgServer();
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePgServer();
 
 async function query<T>(url: string, text: string): Promise<T[]> {
   const c = new pg.Client({ connectionString: url });

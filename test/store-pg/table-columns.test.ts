@@ -5,12 +5,13 @@
  * type and nullability. A fresh SQLite store and a fresh database on a real PostgreSQL, after
  * all migrations.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { openStore } from "../../src/store/open-storage.js";
 import type { SqlDialect } from "../../src/store/sql.js";
 import type { ColumnDef, ColumnType, TableDef } from "../../src/store/tables/columns.js";
 import { TABLES } from "../../src/store/tables/tables.js";
-import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { createTestDatabase, dropTestDatabase } from "../helpers/pg-server.js";
+import { usePgServer } from "../helpers/use-pg-server.js";
 
 /** A column as compared: [name, type, nullable]. */
 type Described = [name: string, type: string, nullable: boolean];
@@ -58,13 +59,7 @@ function expectSame(actual: Record<string, Described[]>, expected: Record<string
     expect.soft(actual[table], `table ${table}`).toEqual(columns);
 }
 
-let server: PgServer;
-beforeAll(async () => {
-  server = await startPgServer();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePgServer();
 
 it("SQLite's tables are the definition", async () => {
   const store = openStore(":memory:");
