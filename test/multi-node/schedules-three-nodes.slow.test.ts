@@ -48,7 +48,19 @@ describe("schedules on three nodes", () => {
         }),
       ),
     );
-    await new Promise((r) => setTimeout(r, 6500));
+    // Until every schedule ran at least four times and the firings ran on two nodes or more.
+    await vi.waitFor(
+      async () => {
+        const nodesThatRan = new Set<string>();
+        for (const [k, s] of created.entries()) {
+          const ran = (await firings(nodes[(k + 1) % 3]!, s.scheduleId)).filter((x) => x.outcome === "ok");
+          expect(ran.length).toBeGreaterThanOrEqual(4);
+          for (const x of ran) nodesThatRan.add(x.node!);
+        }
+        expect(nodesThatRan.size).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 30_000, interval: 250 },
+    );
     for (const s of created) await ok(nodes[0]!, "schedule_pause", { scheduleId: s.scheduleId });
     const ranOn = new Set<string>();
     const lags: number[] = [];
