@@ -13,7 +13,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
-import { BENCH_DIR } from "./measure.js";
+import { BENCH_DIR, pool } from "./measure.js";
 import {
   type BenchReport,
   datedName,
@@ -163,14 +163,7 @@ async function rowsOf(name: string): Promise<Row[]> {
 // checks that every scenario still runs (its sizes are too small for its figures to mean
 // anything), so it runs two at a time; rows keep the scenarios' order either way.
 const byName = new Map<string, Row[]>();
-let nextScenario = 0;
-async function scenarioWorker(): Promise<void> {
-  while (nextScenario < names.length) {
-    const name = names[nextScenario++]!;
-    byName.set(name, await rowsOf(name));
-  }
-}
-await Promise.all(Array.from({ length: SMOKE ? 2 : 1 }, scenarioWorker));
+await pool(SMOKE ? 2 : 1, names.length, async (i) => byName.set(names[i]!, await rowsOf(names[i]!)));
 for (const name of names) rows.push(...byName.get(name)!);
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
