@@ -15,7 +15,7 @@ export interface RunningPostgres {
 }
 
 /** Starts PostgreSQL on a free loopback port; PeerMissing when its binaries are not installed. */
-export async function startPostgres(): Promise<RunningPostgres> {
+export async function startPostgres(settings: readonly string[] = []): Promise<RunningPostgres> {
   const binDir = findPgBinDir();
   // findBinary also makes every peer missing under --no-peers.
   findBinary("postgres", binDir ? [`${binDir}/initdb`] : []);
@@ -26,6 +26,7 @@ export async function startPostgres(): Promise<RunningPostgres> {
       durable: true,
       maxConnections: 200,
       prefix: "tsclaw-bench-pg-",
+      settings,
     });
   } catch (err) {
     if (err instanceof PgNotInstalled) throw new PeerMissing(`postgresql (${err.message})`);

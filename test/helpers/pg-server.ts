@@ -60,6 +60,8 @@ export interface PgServerOptions {
   prefix?: string;
   /** Directory of initdb, pg_ctl and postgres. Default: {@link findPgBinDir} */
   binDir?: string;
+  /** More `name=value` server settings (e.g. a profile's shared_preload_libraries). */
+  settings?: readonly string[];
 }
 
 /**
@@ -167,6 +169,7 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
       `max_connections=${options.maxConnections ?? 400}`,
       "listen_addresses=127.0.0.1",
       ...(options.durable ? [] : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"]),
+      ...(options.settings ?? []),
     ];
     // The port is free when picked but another process may take it before postgres binds it: retry.
     for (let attempt = 1; ; attempt++) {

@@ -1,0 +1,167 @@
+/**
+ * Where the CPU of a run task goes: runs N run tasks over 20 sessions on a fresh database (as the
+ * peer-tasks row does), then N bare model calls, then N graphile-worker jobs on the same
+ * PostgreSQL, and prints each side's CPU milliseconds per job in this node process, in the
+ * PostgreSQL server's processes and in the fake model's process. Not a scenario: it says what a
+ * job costs, and where. --sqlite runs tsclaw on a SQLite file instead.
+ * With --statements, PostgreSQL runs pg_stat_statements and the tsclaw run's statements are
+ * printed by server time (execution and planning) per job.
+ * Usage: npx tsx bench/job-cpu.ts [jobs] [--sqlite] [--statements] [--tsclaw-only]
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { Logger, makeWorkerUtils, run as runWorker } from "graphile-worker";
+import OpenAI from "openai";
+import pg from "pg";
+import { childMessages, now, pool, spawnBenchScript } from "./measure.js";
+import { startPostgres } from "./peers/postgres.js";
+import { modelClaw, postgresStore, SQLITE } from "./stores.js";
+
+const args = process.argv.slice(2);
+const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 400);
+const STATEMENTS = args.includes("--statements");
+const TSCLAW_ONLY = args.includes("--tsclaw-only");
+const ON_SQLITE = args.includes("--sqlite");
+const CONCURRENCY = 20;
+const TICK = 100; // USER_HZ
+
+/** utime + stime in ms of every process whose command line matches. */
+function cpuOf(match: (cmd: string, pid: number) => boolean): number {
+  let ticks = 0;
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
+      if (!match(cmd, Number(d))) continue;
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {}
+  }
+  return (ticks * 1000) / TICK;
+}
+
+const server = await startPostgres(
+  STATEMENTS ? ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track_planning=on"] : [],
+);
+
+/** pg_stat_statements' rows, by server time, divided by the jobs run. */
+async function printStatements(reset: boolean): Promise<void> {
+  const c = new pg.Client({ connectionString: server.url });
+  await c.connect();
+  try {
+    await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    if (reset) {
+      await c.query("SELECT pg_stat_statements_reset()");
+      return;
+    }
+    const { rows } = await c.query(
+      `SELECT calls, total_exec_time + total_plan_time AS ms, total_plan_time AS plan_ms, query
+       FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY 2 DESC LIMIT 25`,
+    );
+    let sum = 0;
+    for (const r of rows) sum += Number(r.ms);
+    process.stdout.write(`server time of the top 25 statements: ${(sum / N).toFixed(3)} ms per job\n`);
+    for (const r of rows)
+      process.stdout.write(
+        `  ${(Number(r.ms) / N).toFixed(3)} ms (plan ${(Number(r.plan_ms) / N).toFixed(3)}) ${(Number(r.calls) / N).toFixed(2)}× ${String(r.query).replace(/\s+/g, " ").slice(0, 110)}\n`,
+      );
+  } finally {
+    await c.end();
+  }
+}
+const fake = spawnBenchScript("fake-model.ts");
+const { url: fakeUrl } = (await childMessages(fake).next((m) => typeof m.url === "string")) as { url: string };
+const isPg = (cmd: string) => cmd.startsWith("postgres");
+const isFake = (_: string, pid: number) => pid === fake.pid;
+const self = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+async function measured(label: string, fn: () => Promise<void>) {
+  const before = [self(), cpuOf(isPg), cpuOf(isFake)];
+  const t0 = now();
+  await fn();
+  const wall = now() - t0;
+  const after = [self(), cpuOf(isPg), cpuOf(isFake)];
+  const per = after.map((a, i) => (a - before[i]!) / N);
+  process.stdout.write(
+    `${label}: ${((N / wall) * 1000).toFixed(1)} jobs/s; CPU ms per job: node ${per[0]!.toFixed(2)}, postgres ${per[1]!.toFixed(2)}, fake model ${per[2]!.toFixed(2)}, total ${per.reduce((a, b) => a + b, 0).toFixed(2)}\n`,
+  );
+}
+try {
+  const { claw, close } = await modelClaw(ON_SQLITE ? SQLITE : postgresStore(server), fakeUrl);
+  const jobs = async (n: number) =>
+    pool(CONCURRENCY, CONCURRENCY, async (s) => {
+      for (let i = s; i < n; i += CONCURRENCY) {
+        const t = await claw.task.run({ prompt: `job ${i}`, sessionKey: `jobs-${s}` });
+        let c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
+        while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
+      }
+    });
+  await jobs(CONCURRENCY * 2);
+  if (STATEMENTS) await printStatements(true);
+  await measured("tsclaw", () => jobs(N).then(() => {}));
+  if (STATEMENTS) await printStatements(false);
+  await close();
+  if (!TSCLAW_ONLY) {
+    await bareCalls();
+    await graphileJobs();
+  }
+} finally {
+  fake.kill("SIGTERM");
+  await server.stop();
+}
+
+async function bareCalls(): Promise<void> {
+  const client = new OpenAI({ baseURL: fakeUrl, apiKey: "bench" });
+  const calls = (n: number) =>
+    pool(CONCURRENCY, n, async (i) => {
+      const stream = await client.responses.create({
+        model: "fake",
+        input: [{ role: "user", content: `job ${i}` }],
+        stream: true,
+      });
+      for await (const ev of stream) if (ev.type === "response.completed") break;
+    });
+  await calls(CONCURRENCY * 2);
+  await measured("bare model calls", () => calls(N));
+}
+
+async function graphileJobs(): Promise<void> {
+  const client = new OpenAI({ baseURL: fakeUrl, apiKey: "bench" });
+  const silent = new Logger(() => () => {});
+  const utils = await makeWorkerUtils({ connectionString: server.url, logger: silent });
+  await utils.migrate();
+  let done = 0;
+  let onDone = () => {};
+  const runner = await runWorker({
+    connectionString: server.url,
+    concurrency: CONCURRENCY,
+    noHandleSignals: true,
+    logger: silent,
+    taskList: {
+      job: async (payload) => {
+        const stream = await client.responses.create({
+          model: "fake",
+          input: [{ role: "user", content: `job ${(payload as { i: number }).i}` }],
+          stream: true,
+        });
+        for await (const ev of stream) if (ev.type === "response.completed") break;
+      },
+    },
+  });
+  runner.events.on("job:success", () => {
+    done++;
+    onDone();
+  });
+  const gjobs = async (n: number) => {
+    const target = done + n;
+    const finished = new Promise<void>((r) => (onDone = () => done >= target && r()));
+    await pool(CONCURRENCY, n, (i) => utils.addJob("job", { i }));
+    await finished;
+  };
+  await gjobs(CONCURRENCY * 2);
+  await measured("graphile", () => gjobs(N));
+  await runner.stop();
+  await utils.release();
+}
