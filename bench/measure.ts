@@ -56,13 +56,14 @@ export async function pool(concurrency: number, total: number, worker: (i: numbe
 /** The bench directory. */
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
-/** Spawns a TypeScript file of bench/ in a separate node process (through tsx). */
+/** Spawns a TypeScript file of bench/ in a separate node process (through tsx), with `nodeArgs` before it. */
 export function spawnBenchScript(
   file: string,
   args: readonly string[] = [],
   env: NodeJS.ProcessEnv = {},
+  nodeArgs: readonly string[] = [],
 ): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", join(BENCH_DIR, file), ...args], {
+  return spawn(process.execPath, [...nodeArgs, "--import", "tsx", join(BENCH_DIR, file), ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });

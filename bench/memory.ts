@@ -55,6 +55,17 @@ async function events(dir: string, n: number): Promise<Row> {
   }
 }
 
+/** The model client's own growth over the same calls: {before, middle, after, peak} in MiB. */
+async function clientAlone(url: string, n: number, concurrency: number) {
+  const child = spawnBenchScript("model-calls-rss.ts", [url, String(n), String(concurrency)], {}, ["--expose-gc"]);
+  return (await childMessages(child).next((m) => typeof m.after === "number")) as {
+    before: number;
+    middle: number;
+    after: number;
+    peak: number;
+  };
+}
+
 async function tasks(dir: string, n: number): Promise<Row> {
   const fakeChild = spawnBenchScript("fake-model.ts");
   const { url } = (await childMessages(fakeChild).next((m) => typeof m.url === "string")) as { url: string };
@@ -67,16 +78,23 @@ async function tasks(dir: string, n: number): Promise<Row> {
   try {
     const before = settledRss();
     const sessions = 100;
-    const peak = await peakRss(() =>
+    const half = (from: number) =>
       pool(sessions, sessions, async (s) => {
-        for (let i = s; i < n; i += sessions) {
+        for (let i = from + s; i < from + n / 2; i += sessions) {
           const t = await claw.task.run({ prompt: `task ${i}`, sessionKey: `mem-${s}` });
           let c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
           while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
         }
-      }),
-    );
+      });
+    let middle = 0;
+    const peak = await peakRss(async () => {
+      await half(0);
+      middle = settledRss();
+      await half(n / 2);
+    });
     const after = settledRss();
+    const client = await clientAlone(url, n, sessions);
+    const mib = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(0)} MiB`;
     return row({
       scenario: `RSS growth, ${n} tasks run`,
       unit: "MiB",
@@ -84,7 +102,7 @@ async function tasks(dir: string, n: number): Promise<Row> {
       baseline: before,
       ratio: null,
       target: { op: "<=", value: BOUND.tasks, of: "tsclaw" },
-      note: `run_task + check_task over ${sessions} sessions against the fake model; peak ${(peak - before).toFixed(0)} MiB`,
+      note: `run_task + check_task over ${sessions} sessions against the fake model; peak ${mib(peak - before)}; settled over the second ${n / 2} tasks ${mib(after - middle)}; the model client alone (the same ${n} streaming calls, ${sessions} at a time, made directly with openai in a fresh process): ${mib(client.after - client.before)} (peak ${mib(client.peak - client.before)}, second half ${mib(client.after - client.middle)})`,
     });
   } finally {
     await claw.close();
