@@ -21,7 +21,8 @@ import { checkout } from "./pool-checkout.js";
 type BusRow = Row<"buses", "postgres">;
 type EventRow = Row<"events", "postgres">;
 
-const APPEND = /* sql */ `
+/** One batch of events: bus heads moved on, events inserted, other nodes notified (bench/pg-driver.ts sends it too). */
+export const APPEND = /* sql */ `
 WITH counts AS (
   SELECT bus, n FROM unnest($1::text[], $2::bigint[]) AS c(bus, n) ORDER BY bus COLLATE "C"
 ), heads AS (
