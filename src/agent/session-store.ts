@@ -42,6 +42,16 @@ const MESSAGE_OVERHEAD = 256;
 const SESSION_OVERHEAD_BYTES = 512;
 
 const MESSAGE_COLUMNS = "id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at";
+/** Two 0/1 columns: whether steering and follow-up messages wait in the session's queue (parameter: the session id twice). */
+const QUEUE_WAITING = `,
+  CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'steer') THEN 1 ELSE 0 END AS steering,
+  CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up`;
+
+/** What waits in a session's queue for its run (steering, follow-up), as one look saw it. */
+export interface QueueWaiting {
+  steering: boolean;
+  followUp: boolean;
+}
 
 const S = {
   byId: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`,
@@ -62,15 +72,17 @@ const S = {
    * PostgreSQL: insertMessage and the session's touch in ONE statement (a data-modifying CTE),
    * so a message costs one round trip and one commit instead of BEGIN, INSERT, UPDATE, COMMIT;
    * the touch happens only when the message was written. `fence`: written only while this node
-   * holds the session's unexpired lease (several nodes).
+   * holds the session's unexpired lease (several nodes). `watch`: the row also says whether
+   * steering and follow-up messages wait in the session's queue (the run's next look at its
+   * inbox, read in the same statement).
    */
-  appendPg: (fence: boolean) => `WITH m AS (
+  appendPg: (fence: boolean, watch: boolean) => `WITH m AS (
     INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at)
     SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?
     ${fence ? "HAVING EXISTS (SELECT 1 FROM session_leases WHERE session_id = ? AND node = ? AND expires_at >= ?)" : ""}
     RETURNING ${MESSAGE_COLUMNS}
   ), touched AS (UPDATE sessions SET updated_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM m))
-  SELECT ${MESSAGE_COLUMNS} FROM m`,
+  SELECT ${MESSAGE_COLUMNS}${watch ? QUEUE_WAITING : ""} FROM m`,
   copyMessage:
     "INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   touch: "UPDATE sessions SET updated_at = ? WHERE id = ?",
@@ -92,8 +104,9 @@ const S = {
   interruptRuns: "UPDATE runs SET status = 'error', error = ?, ended_at = ? WHERE status = 'running' AND ",
 } as const;
 
-/** S.appendPg's two texts: unfenced, fenced. */
-const APPEND_PG = [S.appendPg(false), S.appendPg(true)] as const;
+/** S.appendPg's texts: unfenced, fenced; each with what waits in the queue. */
+const APPEND_PG = [S.appendPg(false, false), S.appendPg(true, false)] as const;
+const APPEND_PG_WATCHED = [S.appendPg(false, true), S.appendPg(true, true)] as const;
 
 /** Session columns a caller may change. */
 const UPDATABLE = ["name", "model", "provider"] as const satisfies readonly (keyof Row<"sessions">)[];
@@ -184,6 +197,24 @@ export class SessionStore {
 
   /** Appends a message at the session's next seq; returns it as stored. */
   async append(sessionId: string, m: NewMessage, q?: Sql): Promise<Message> {
+    return (await this.write(sessionId, m, q, false)).message;
+  }
+
+  /**
+   * Appends a run's message, and on PostgreSQL says in the same statement whether steering and
+   * follow-up messages wait in the session's queue (`waiting`; undefined on SQLite, where the
+   * run's own look costs no round trip).
+   */
+  appendWatched(sessionId: string, m: NewMessage): Promise<{ message: Message; waiting?: QueueWaiting }> {
+    return this.write(sessionId, m, undefined, this.sql.dialect === "postgres");
+  }
+
+  private async write(
+    sessionId: string,
+    m: NewMessage,
+    q: Sql | undefined,
+    watch: boolean,
+  ): Promise<{ message: Message; waiting?: QueueWaiting }> {
     // With several nodes a run's messages are fenced: written only while this node still holds
     // the session's lease, in the same statement, so a node paused past its lease cannot write
     // into the turn of a run another node has started since.
@@ -207,7 +238,7 @@ export class SessionStore {
       sessionId,
       ...(fenced ? [sessionId, this.node, createdAt] : []),
     ];
-    const stored = (row: MessageRow | undefined) => {
+    const stored = (row: MessageRow | undefined): Message => {
       if (!row)
         throw new ClawError(
           "lease_lost",
@@ -217,14 +248,23 @@ export class SessionStore {
       return toMessage(row);
     };
     // PostgreSQL: one statement (message and touch), in the caller's transaction or on its own.
-    if (pg)
-      return stored(
-        await (q ?? this.sql).get<MessageRow>(APPEND_PG[fenced ? 1 : 0], [...params, createdAt, sessionId]),
-      );
+    if (pg) {
+      const text = (watch ? APPEND_PG_WATCHED : APPEND_PG)[fenced ? 1 : 0];
+      const row = await (q ?? this.sql).get<MessageRow & { steering?: number; follow_up?: number }>(text, [
+        ...params,
+        createdAt,
+        sessionId,
+        ...(watch ? [sessionId, sessionId] : []),
+      ]);
+      const message = stored(row);
+      return watch
+        ? { message, waiting: { steering: Number(row!.steering) === 1, followUp: Number(row!.follow_up) === 1 } }
+        : { message };
+    }
     const write = async (t: Sql) => {
       const row = stored(await t.get<MessageRow>(S.insertMessage, params));
       await t.run(S.touch, [createdAt, sessionId]);
-      return row;
+      return { message: row };
     };
     return q ? write(q) : this.sql.tx(write);
   }
