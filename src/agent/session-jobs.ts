@@ -115,16 +115,17 @@ export function runJob(
         }
         started = true;
         const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
-        // The run row is written and the run's approval policy read while the run goes on (two
-        // statements off its way to the model): the row is awaited before the run's end is
-        // recorded, the policy before the run's first call. A paused run resumed here already
-        // has its row: this node now holds it.
-        const recorded =
-          "resume" in first
-            ? deps.store.adoptRun(runId)
-            : deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
+        // The run row is written and the run's approval policy read while the run goes on (off
+        // its way to the model), in one statement on PostgreSQL: the row is awaited before the
+        // run's end is recorded, the policy before the run's first call. A paused run resumed
+        // here already has its row: this node now holds it (and its gate reads the policy).
+        const resumed = "resume" in first;
+        const starting = resumed
+          ? undefined
+          : deps.store.startRun(runId, session.sessionId, opts.taskId, "agent", deps.gates?.policyRead(ids));
+        const recorded = starting ? starting.then(() => {}) : deps.store.adoptRun(runId);
         recorded.catch(() => {}); // awaited (and reported) at the run's end
-        const gate = lazyGate(deps.gates?.forRun({ ...ids, bus: session.bus, resumed: "resume" in first }));
+        const gate = lazyGate(deps.gates?.forRun({ ...ids, bus: session.bus, resumed }, starting));
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
         const { config, store, bash, model, contexts } = deps;
         // Served, the run's bash gets a token of its own, scoped to this run and ended with it.

@@ -12,7 +12,7 @@
 import { fitBytes, octetsOf } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
 import { ownerGone } from "../nodes/owners.js";
-import type { Sql } from "../store/sql.js";
+import type { Sql, SqlValue } from "../store/sql.js";
 import type { Narrow } from "../store/tables/columns.js";
 import type { Row } from "../store/tables/tables.js";
 import { itemMessage } from "./output-items.js";
@@ -46,6 +46,12 @@ const MESSAGE_COLUMNS = "id, seq, run_id, role, text, call_id, name, args, resul
 const QUEUE_WAITING = `,
   CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'steer') THEN 1 ELSE 0 END AS steering,
   CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up`;
+
+/** A read a run makes inside one of its own statements (one round trip instead of two). */
+export interface FoldedRead {
+  sql: string;
+  params: SqlValue[];
+}
 
 /** What waits in a session's queue for its run (steering, follow-up), as one look saw it. */
 export interface QueueWaiting {
@@ -327,9 +333,27 @@ export class SessionStore {
     return { messages: r.n, toolCalls: r.calls };
   }
 
-  /** Records a run's start. */
-  async startRun(runId: string, sessionId: string, taskId: string | undefined, kind: "agent" | "compact") {
-    await this.sql.run(S.insertRun, [runId, sessionId, taskId ?? null, kind, Date.now(), this.node]);
+  /**
+   * Records a run's start. `read`: a read the run needs at its start, made in the same
+   * statement on PostgreSQL (a data-modifying CTE: one round trip and one commit), after it on
+   * SQLite; resolves to its rows.
+   */
+  async startRun<T = unknown>(
+    runId: string,
+    sessionId: string,
+    taskId: string | undefined,
+    kind: "agent" | "compact",
+    read?: FoldedRead,
+  ): Promise<T[]> {
+    const params = [runId, sessionId, taskId ?? null, kind, Date.now(), this.node];
+    if (!read) {
+      await this.sql.run(S.insertRun, params);
+      return [];
+    }
+    if (this.sql.dialect === "postgres")
+      return this.sql.all<T>(`WITH run AS (${S.insertRun}) ${read.sql}`, [...params, ...read.params]);
+    await this.sql.run(S.insertRun, params);
+    return this.sql.all<T>(read.sql, read.params);
   }
 
   /** This node takes over a stored run (a paused run resumed here). */
