@@ -19,6 +19,8 @@ export type TaskRunResult = Pick<RunResult, "sessionId" | "runId" | "status" | "
 export interface SessionPort {
   /** The session of `sessionKey` (created when new); inside the caller's transaction with `q`. */
   ensure(args: EnsureSessionArgs, q?: Sql): Promise<TaskSession>;
+  /** Creates a session whose key must be new; undefined when it is taken. Inside the caller's transaction with `q`. */
+  create(args: EnsureSessionArgs, q?: Sql): Promise<TaskSession | undefined>;
   /** A session by id or key; rejects `not_found`. Inside the caller's transaction with `q`. */
   get(ref: { sessionId?: string; sessionKey?: string }, q?: Sql): Promise<TaskSession>;
   /** Throws `provider_auth_missing` when the provider's key is missing, `invalid_args` when it is unknown. */
