@@ -21,6 +21,7 @@ import type { ContextCache } from "./context-cache.js";
 import type { ModelCaller } from "./model-call.js";
 import { RunEvents } from "./run-events.js";
 import type { Job } from "./run-scheduler.js";
+import type { LeaveWith } from "./session-gate.js";
 import type { RunResult, Session } from "./session-schemas.js";
 import type { SessionStore } from "./session-store.js";
 import { zeroUsage } from "./usage.js";
@@ -42,6 +43,11 @@ export interface RunOptions {
   onStart?: () => boolean | undefined | Promise<boolean | undefined>;
   /** Receives each lifecycle event (agent_start … agent_end) as it is published. */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * Called once the run's job is over (after its result was delivered) with the session lease's
+   * release, which the caller's own end write may carry (a task's end): see LeaveWith.
+   */
+  leave?: LeaveWith;
 }
 
 export interface PreparedRun {
@@ -101,6 +107,7 @@ export function runJob(
     runId,
     taskId: opts.taskId,
     order: opts.order,
+    leave: opts.leave,
     controller,
     result: caller.promise,
     drop,

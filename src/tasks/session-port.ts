@@ -6,6 +6,7 @@
  * transaction, which is required there: outside executors wait while a transaction is open.
  */
 import type { AgentEvent } from "../agent/agent-events.js";
+import type { LeaveWith } from "../agent/session-gate.js";
 import type { EnsureSessionArgs, RunResult, Session } from "../agent/session-schemas.js";
 import type { Sql } from "../store/sql.js";
 
@@ -42,6 +43,8 @@ export interface SessionPort {
       signal?: AbortSignal;
       onStart?: () => boolean | undefined | Promise<boolean | undefined>;
       onEvent?: (event: AgentEvent) => void;
+      /** Called once the run's job is over, with the session lease's release for the task's end write to carry. */
+      leave?: LeaveWith;
     },
   ): Promise<TaskRunResult>;
   /** Resumes stored run `runId` paused on call `callId`, in the session's queue like `run`. */
@@ -56,6 +59,8 @@ export interface SessionPort {
       signal?: AbortSignal;
       onStart?: () => boolean | undefined | Promise<boolean | undefined>;
       onEvent?: (event: AgentEvent) => void;
+      /** Called once the run's job is over, with the session lease's release for the task's end write to carry. */
+      leave?: LeaveWith;
     },
   ): Promise<TaskRunResult>;
 }

@@ -12,6 +12,7 @@
  * change reads the row and decides again.
  */
 
+import type { LeaseRelease } from "../agent/session-gate.js";
 import { ClawError } from "../core/errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
@@ -136,12 +137,20 @@ export class TaskStore {
    * read again and `decide` asked again, so a decision never overwrites a change it did not
    * see. Returns the task as written, or undefined when there is no such task or no change.
    */
-  async change(id: string, decide: (t: TaskRecord) => TaskChange | undefined): Promise<TaskRecord | undefined> {
+  async change(
+    id: string,
+    decide: (t: TaskRecord) => TaskChange | undefined,
+    /**
+     * A statement to run inside the first write (PostgreSQL: a data-modifying CTE, executed
+     * whether or not the compare-and-set matches); `also.done` says whether it ran.
+     */
+    also?: LeaseRelease,
+  ): Promise<TaskRecord | undefined> {
     // First from the record last seen here, without a read.
     const known = this.knownRecord(id);
     if (known) {
       const change = decide(known);
-      const written = change && (await this.write(known, change.patch, change.timeline));
+      const written = change && (await this.write(known, change.patch, change.timeline, also));
       if (written) return this.accepted(written);
       // Stale, or nothing to change in what was seen: decide again on the row as stored.
       this.known.forget(id);
@@ -150,7 +159,7 @@ export class TaskStore {
       const current = await this.find(id);
       const change = current && decide(current);
       if (!current || !change) return undefined;
-      const written = await this.write(current, change.patch, change.timeline);
+      const written = await this.write(current, change.patch, change.timeline, also);
       if (written) return this.accepted(written);
     }
     throw new ClawError("version_conflict", `task ${id} kept changing while it was being updated; re-read it`, {
@@ -159,7 +168,7 @@ export class TaskStore {
   }
 
   /** One compare-and-set UPDATE of `current`; undefined when its version moved meanwhile. */
-  private async write(current: TaskRecord, patch: TaskPatch, timeline: string | undefined) {
+  private async write(current: TaskRecord, patch: TaskPatch, timeline: string | undefined, also?: LeaseRelease) {
     const now = Date.now();
     const keys = (Object.keys(patch) as (keyof TaskPatch)[]).filter((k) => patch[k] !== undefined);
     const params: SqlValue[] = keys.map((k) =>
@@ -182,10 +191,16 @@ export class TaskStore {
       params.push(JSON.stringify(list));
     }
     params.push(current.id, current.version);
-    const raw = await this.sql.get<RawTask>(
-      `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING *`,
-      params,
-    );
+    const update = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING *`;
+    let text = update;
+    if (also && !also.done) {
+      if (this.sql.dialect === "postgres") {
+        text = `WITH also AS (${also.sql}) ${update}`;
+        params.unshift(...also.params);
+      } else await this.sql.run(also.sql, also.params); // no data-modifying CTE in SQLite
+    }
+    const raw = await this.sql.get<RawTask>(text, params);
+    if (also) also.done = true;
     return raw ? fromRaw(raw) : undefined;
   }
 
