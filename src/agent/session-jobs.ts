@@ -23,7 +23,7 @@ import { RunEvents } from "./run-events.js";
 import type { Job } from "./run-scheduler.js";
 import type { LeaveWith } from "./session-gate.js";
 import type { RunResult, Session } from "./session-schemas.js";
-import type { SessionStore } from "./session-store.js";
+import type { RunStart, SessionStore } from "./session-store.js";
 import { zeroUsage } from "./usage.js";
 
 /** What a job reads before it can start: the session row (and the first message of a run). */
@@ -40,7 +40,7 @@ export interface RunOptions {
   /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
   signal?: AbortSignal;
   /** Awaited when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
-  onStart?: () => boolean | undefined | Promise<boolean | undefined>;
+  onStart?: (start?: RunStart) => boolean | undefined | Promise<boolean | undefined>;
   /** Receives each lifecycle event (agent_start … agent_end) as it is published. */
   onEvent?: (event: AgentEvent) => void;
   /**
@@ -116,20 +116,27 @@ export function runJob(
       try {
         const { session, first } = await a.prepared;
         const client = a.clientFor(session);
-        if ((await opts.onStart?.()) === false) {
+        const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
+        const resumed = "resume" in first;
+        // A task's start may write the run's row (and read its policy) in its own statement.
+        const carried =
+          !resumed && opts.taskId !== undefined && opts.onStart
+            ? deps.store.runStart(runId, session.sessionId, opts.taskId, deps.gates?.policyRead(ids))
+            : undefined;
+        if ((await opts.onStart?.(carried)) === false) {
           drop(new ClawError("cancelled", "cancelled before it started"));
           return;
         }
         started = true;
-        const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
         // The run row is written and the run's approval policy read while the run goes on (off
         // its way to the model), in one statement on PostgreSQL: the row is awaited before the
         // run's end is recorded, the policy before the run's first call. A paused run resumed
         // here already has its row: this node now holds it (and its gate reads the policy).
-        const resumed = "resume" in first;
         const starting = resumed
           ? undefined
-          : deps.store.startRun(runId, session.sessionId, opts.taskId, "agent", deps.gates?.policyRead(ids));
+          : carried?.done
+            ? Promise.resolve(carried.rows)
+            : deps.store.startRun(runId, session.sessionId, opts.taskId, "agent", deps.gates?.policyRead(ids));
         const recorded = starting ? starting.then(() => {}) : deps.store.adoptRun(runId);
         recorded.catch(() => {}); // awaited (and reported) at the run's end
         const gate = lazyGate(deps.gates?.forRun({ ...ids, bus: session.bus, resumed }, starting));

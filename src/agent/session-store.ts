@@ -53,6 +53,21 @@ export interface FoldedRead {
   params: SqlValue[];
 }
 
+/**
+ * A run's start (its row, and the read it needs: `FoldedRead`) for the write that starts its
+ * task to carry (PostgreSQL): `cte` runs only when that write's row CTE `t` returned a row, and
+ * `column` is a column of its result (the read's rows as a JSON array). `done` and `rows` are
+ * set once a write carried it.
+ */
+export interface RunStart {
+  readonly cte: string;
+  readonly cteParams: readonly SqlValue[];
+  readonly column: string;
+  readonly columnParams: readonly SqlValue[];
+  done: boolean;
+  rows: unknown[];
+}
+
 /** What waits in a session's queue for its run (steering, follow-up), as one look saw it. */
 export interface QueueWaiting {
   steering: boolean;
@@ -354,6 +369,23 @@ export class SessionStore {
       return this.sql.all<T>(`WITH run AS (${S.insertRun}) ${read.sql}`, [...params, ...read.params]);
     await this.sql.run(S.insertRun, params);
     return this.sql.all<T>(read.sql, read.params);
+  }
+
+  /**
+   * The run's start as another write can carry it (see RunStart), on PostgreSQL; undefined on
+   * SQLite (the run writes its row with startRun).
+   */
+  runStart(runId: string, sessionId: string, taskId: string, read?: FoldedRead): RunStart | undefined {
+    if (this.sql.dialect !== "postgres") return undefined;
+    return {
+      cte: `run AS (INSERT INTO runs (id, session_id, task_id, kind, status, started_at, node)
+        SELECT ?, ?, ?, 'agent', 'running', ?, ? WHERE EXISTS (SELECT 1 FROM t))`,
+      cteParams: [runId, sessionId, taskId, Date.now(), this.node],
+      column: read ? `(SELECT json_agg(r) FROM (${read.sql}) AS r)` : "NULL",
+      columnParams: read ? read.params : [],
+      done: false,
+      rows: [],
+    };
   }
 
   /** This node takes over a stored run (a paused run resumed here). */

@@ -8,6 +8,7 @@
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { LeaveWith } from "../agent/session-gate.js";
 import type { EnsureSessionArgs, RunResult, Session } from "../agent/session-schemas.js";
+import type { RunStart } from "../agent/session-store.js";
 import type { Sql } from "../store/sql.js";
 
 /** A session as the task service reads it (and hands it to the task's run). */
@@ -41,7 +42,8 @@ export interface SessionPort {
       /** The task's seq: a session's tasks start in this order, on every node. */
       order?: number;
       signal?: AbortSignal;
-      onStart?: () => boolean | undefined | Promise<boolean | undefined>;
+      /** `start`: the run's row, for the task's start write to carry (PostgreSQL; see RunStart). */
+      onStart?: (start?: RunStart) => boolean | undefined | Promise<boolean | undefined>;
       onEvent?: (event: AgentEvent) => void;
       /** Called once the run's job is over, with the session lease's release for the task's end write to carry. */
       leave?: LeaveWith;

@@ -7,6 +7,7 @@
  */
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { LeaseRelease, LeaveWith } from "../agent/session-gate.js";
+import type { RunStart } from "../agent/session-store.js";
 import type { ClawError } from "../core/errors.js";
 import { toClawError } from "../core/errors.js";
 import { clip, progressOf } from "./run-events.js";
@@ -56,8 +57,8 @@ export class TaskRunner {
         taskId: task.id,
         order: task.seq,
         signal: job.controller.signal,
-        onStart: async () => {
-          job.started = await this.begin(task.id, job);
+        onStart: async (start) => {
+          job.started = await this.begin(task.id, job, start);
           return job.started;
         },
         onEvent,
@@ -181,23 +182,27 @@ export class TaskRunner {
   }
 
   /** The run leaves the queue: the task goes in_progress, unless it was cancelled meanwhile. */
-  private async begin(taskId: string, job: TaskJob): Promise<boolean> {
+  private async begin(taskId: string, job: TaskJob, start?: RunStart): Promise<boolean> {
     // The previous task of the session has its end recorded before this one starts.
     const previous = [...this.jobs.values()].filter((j) => j !== job && j.started && j.sessionId === job.sessionId);
     await Promise.all(previous.map((j) => j.done));
-    const started = await this.store.change(taskId, (t) => {
-      if (t.status !== "todo" || this.closing) return undefined;
-      const now = Date.now();
-      return {
-        patch: {
-          status: "in_progress",
-          phase: "starting",
-          startedAt: t.startedAt ?? now,
-          latestUpdate: { at: now, text: "run starting" },
-        },
-        timeline: "run started",
-      };
-    });
+    const started = await this.store.change(
+      taskId,
+      (t) => {
+        if (t.status !== "todo" || this.closing) return undefined;
+        const now = Date.now();
+        return {
+          patch: {
+            status: "in_progress",
+            phase: "starting",
+            startedAt: t.startedAt ?? now,
+            latestUpdate: { at: now, text: "run starting" },
+          },
+          timeline: "run started",
+        };
+      },
+      { start },
+    );
     return started !== undefined;
   }
 
@@ -270,7 +275,7 @@ export class TaskRunner {
         if (summary && t.summary === null && TERMINAL.has(t.status)) return { patch: { summary } };
         return undefined;
       },
-      release,
+      { release },
     );
     return written ?? this.store.find(taskId);
   }

@@ -13,6 +13,7 @@
  */
 
 import type { LeaseRelease } from "../agent/session-gate.js";
+import type { RunStart } from "../agent/session-store.js";
 import { ClawError } from "../core/errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
@@ -36,6 +37,12 @@ const INSERT = `INSERT INTO tasks (id, kind, title, body, prompt, session_key, s
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`;
 /** Attempts of a change that keeps losing to concurrent writers before it gives up. */
 const CHANGE_ATTEMPTS = 20;
+
+/** What a task's write may carry in its statement (see TaskStore.change). */
+export interface Carry {
+  release?: LeaseRelease;
+  start?: RunStart;
+}
 
 /** A change `TaskStore.change` makes: the fields, and the timeline line to append (if any). */
 export interface TaskChange {
@@ -141,16 +148,18 @@ export class TaskStore {
     id: string,
     decide: (t: TaskRecord) => TaskChange | undefined,
     /**
-     * A statement to run inside the first write (PostgreSQL: a data-modifying CTE, executed
-     * whether or not the compare-and-set matches); `also.done` says whether it ran.
+     * What the write carries (PostgreSQL: data-modifying CTEs of its statement). `release`: a
+     * session lease's release, run with the first write whether or not its compare-and-set
+     * matches. `start`: a run's start, run with the write that matches. Their `done` says
+     * whether they ran.
      */
-    also?: LeaseRelease,
+    carry: Carry = {},
   ): Promise<TaskRecord | undefined> {
     // First from the record last seen here, without a read.
     const known = this.knownRecord(id);
     if (known) {
       const change = decide(known);
-      const written = change && (await this.write(known, change.patch, change.timeline, also));
+      const written = change && (await this.write(known, change.patch, change.timeline, carry));
       if (written) return this.accepted(written);
       // Stale, or nothing to change in what was seen: decide again on the row as stored.
       this.known.forget(id);
@@ -159,7 +168,7 @@ export class TaskStore {
       const current = await this.find(id);
       const change = current && decide(current);
       if (!current || !change) return undefined;
-      const written = await this.write(current, change.patch, change.timeline, also);
+      const written = await this.write(current, change.patch, change.timeline, carry);
       if (written) return this.accepted(written);
     }
     throw new ClawError("version_conflict", `task ${id} kept changing while it was being updated; re-read it`, {
@@ -168,7 +177,7 @@ export class TaskStore {
   }
 
   /** One compare-and-set UPDATE of `current`; undefined when its version moved meanwhile. */
-  private async write(current: TaskRecord, patch: TaskPatch, timeline: string | undefined, also?: LeaseRelease) {
+  private async write(current: TaskRecord, patch: TaskPatch, timeline: string | undefined, carry: Carry = {}) {
     const now = Date.now();
     const keys = (Object.keys(patch) as (keyof TaskPatch)[]).filter((k) => patch[k] !== undefined);
     const params: SqlValue[] = keys.map((k) =>
@@ -192,15 +201,31 @@ export class TaskStore {
     }
     params.push(current.id, current.version);
     const update = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING *`;
-    let text = update;
-    if (also && !also.done) {
-      if (this.sql.dialect === "postgres") {
-        text = `WITH also AS (${also.sql}) ${update}`;
-        params.unshift(...also.params);
-      } else await this.sql.run(also.sql, also.params); // no data-modifying CTE in SQLite
+    const pg = this.sql.dialect === "postgres";
+    const { release, start } = carry;
+    const ctes: string[] = [];
+    const before: SqlValue[] = [];
+    if (release && !release.done) {
+      if (pg) {
+        ctes.push(`released AS (${release.sql})`);
+        before.push(...release.params);
+      } else await this.sql.run(release.sql, release.params); // no data-modifying CTE in SQLite
     }
-    const raw = await this.sql.get<RawTask>(text, params);
-    if (also) also.done = true;
+    // A run's start goes with the write only when it matches (its CTE reads the written row, t).
+    const starting = pg && start !== undefined && !start.done ? start : undefined;
+    const [text, all] = starting
+      ? [
+          `WITH ${[...ctes, `t AS (${update})`, starting.cte].join(", ")} SELECT t.*, ${starting.column} AS carried FROM t`,
+          [...before, ...params, ...starting.cteParams, ...starting.columnParams],
+        ]
+      : [ctes.length > 0 ? `WITH ${ctes.join(", ")} ${update}` : update, [...before, ...params]];
+    const raw = await this.sql.get<RawTask & { carried?: unknown }>(text, all);
+    if (release) release.done = true;
+    if (starting && raw) {
+      starting.done = true;
+      const rows = typeof raw.carried === "string" ? JSON.parse(raw.carried) : raw.carried;
+      starting.rows = Array.isArray(rows) ? rows : [];
+    }
     return raw ? fromRaw(raw) : undefined;
   }
 
