@@ -19,7 +19,7 @@ import type { RunEvents } from "./run-events.js";
 import { pendingCalls } from "./run-resume.js";
 import { bashExecutor } from "./run-tools.js";
 import { sessionRunPorts } from "./session-run-port.js";
-import type { RunResult, Session } from "./session-schemas.js";
+import type { Message, RunResult, Session } from "./session-schemas.js";
 import type { SessionStore } from "./session-store.js";
 import { zeroUsage } from "./usage.js";
 
@@ -85,13 +85,21 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
       await runAgentLoop(loopConfig(deps, ctx, ports), new RunContext(history, session.provider), progress, pending);
     } else {
       // The message is stored while the session's context is loaded (one wait for both): the
-      // load may or may not see it, and the context gets it once either way.
-      const [m, context] = await Promise.all([
-        "text" in first
-          ? ports.store.append({ role: "user", text: first.text })
-          : store.queue.deliverPrompt(first.queuedId, runId),
-        deps.contexts.load(store, session.sessionId, session.provider),
-      ]);
+      // load may or may not see it, and the context gets it once either way. A context kept
+      // from this node's last run is caught up in the message's own statement (PostgreSQL).
+      const kept =
+        "text" in first && store.sql.dialect === "postgres"
+          ? deps.contexts.take(session.sessionId, session.provider)
+          : undefined;
+      const [m, context] =
+        kept && "text" in first
+          ? await catchUp(deps, ports, kept, first.text, session.sessionId)
+          : await Promise.all([
+              "text" in first
+                ? ports.store.append({ role: "user", text: first.text })
+                : store.queue.deliverPrompt(first.queuedId, runId),
+              deps.contexts.load(store, session.sessionId, session.provider),
+            ]);
       if (m.seq > context.lastSeq) context.add(m);
       events.emit({
         type: "message",
@@ -113,6 +121,20 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
     failure = { err };
   }
   return endRun(deps, ctx, progress, failure);
+}
+
+/** Stores the run's first message and brings the kept `context` up to date, in one statement. */
+async function catchUp(
+  deps: AgentRunDeps,
+  ports: ReturnType<typeof sessionRunPorts>,
+  context: RunContext,
+  text: string,
+  sessionId: string,
+): Promise<[Message, RunContext]> {
+  const { message, newer } = await ports.first(text, context.lastSeq);
+  for (const n of newer ?? (await deps.store.messages(sessionId, context.lastSeq))) context.add(n);
+  deps.contexts.keep(sessionId, context);
+  return [message, context];
 }
 
 /** Records the run's end: completed, or its failure (cancelled, error). */

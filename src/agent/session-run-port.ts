@@ -12,7 +12,7 @@
  */
 import type { RunInbox, RunStorePort } from "./agent-loop.js";
 import { itemMessage } from "./output-items.js";
-import type { NewMessage } from "./session-schemas.js";
+import type { Message, NewMessage } from "./session-schemas.js";
 import type { QueueWaiting, SessionStore } from "./session-store.js";
 
 /** The storage and inbox of run `runId` in session `sessionId`, sharing what the last append saw waiting. */
@@ -20,7 +20,11 @@ export function sessionRunPorts(
   store: SessionStore,
   sessionId: string,
   runId: string,
-): { store: RunStorePort; inbox: RunInbox } {
+): {
+  first(text: string, after: number): Promise<{ message: Message; newer?: Message[] }>;
+  store: RunStorePort;
+  inbox: RunInbox;
+} {
   let seen: QueueWaiting | undefined;
   /** What the last append saw waiting, once. */
   const look = () => {
@@ -34,6 +38,15 @@ export function sessionRunPorts(
     return message;
   };
   return {
+    /**
+     * Stores the run's first message and reads, in the same statement, what others stored after
+     * seq `after` (PostgreSQL; `newer` is undefined on SQLite, where the caller reads it).
+     */
+    first: async (text: string, after: number) => {
+      const { message, waiting, newer } = await store.appendCatchingUp(sessionId, { runId, role: "user", text }, after);
+      seen = waiting;
+      return { message, newer };
+    },
     store: {
       append: (m) => append({ ...m, runId }),
       appendItem: (item) => append(itemMessage(runId, item)),

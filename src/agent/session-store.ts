@@ -95,15 +95,23 @@ const S = {
    * the touch happens only when the message was written. `fence`: written only while this node
    * holds the session's unexpired lease (several nodes). `watch`: the row also says whether
    * steering and follow-up messages wait in the session's queue (the run's next look at its
-   * inbox, read in the same statement).
+   * inbox, read in the same statement). `newer`: the rows also hold, after the message (`mine`
+   * 1), the session's messages after a seq that the statement did not write (`mine` 0): what
+   * others stored since the run's kept context was read.
    */
-  appendPg: (fence: boolean, watch: boolean) => `WITH m AS (
+  appendPg: (fence: boolean, watch: boolean, newer = false) => `WITH m AS (
     INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at)
     SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?
     ${fence ? "HAVING EXISTS (SELECT 1 FROM session_leases WHERE session_id = ? AND node = ? AND expires_at >= ?)" : ""}
     RETURNING ${MESSAGE_COLUMNS}
   ), touched AS (UPDATE sessions SET updated_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM m))
-  SELECT ${MESSAGE_COLUMNS}${watch ? QUEUE_WAITING : ""} FROM m`,
+  SELECT ${MESSAGE_COLUMNS}${watch ? QUEUE_WAITING : ""}${
+    newer
+      ? `, 1 AS mine FROM m
+  UNION ALL SELECT ${MESSAGE_COLUMNS}, 0, 0, 0 FROM messages WHERE session_id = ? AND seq > ?
+  ORDER BY seq`
+      : " FROM m"
+  }`,
   copyMessage:
     "INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   touch: "UPDATE sessions SET updated_at = ? WHERE id = ?",
@@ -128,6 +136,7 @@ const S = {
 /** S.appendPg's texts: unfenced, fenced; each with what waits in the queue. */
 const APPEND_PG = [S.appendPg(false, false), S.appendPg(true, false)] as const;
 const APPEND_PG_WATCHED = [S.appendPg(false, true), S.appendPg(true, true)] as const;
+const APPEND_PG_NEWER = [S.appendPg(false, true, true), S.appendPg(true, true, true)] as const;
 
 /** Session columns a caller may change. */
 const UPDATABLE = ["name", "model", "provider"] as const satisfies readonly (keyof Row<"sessions">)[];
@@ -230,12 +239,26 @@ export class SessionStore {
     return this.write(sessionId, m, undefined, this.sql.dialect === "postgres");
   }
 
+  /**
+   * As appendWatched, and (PostgreSQL only) in the same statement the session's messages after
+   * seq `after` stored by others before this one (`newer`, in seq order): a run's first
+   * message and its kept context's catch-up in one round trip.
+   */
+  appendCatchingUp(
+    sessionId: string,
+    m: NewMessage,
+    after: number,
+  ): Promise<{ message: Message; waiting?: QueueWaiting; newer?: Message[] }> {
+    return this.write(sessionId, m, undefined, this.sql.dialect === "postgres", after);
+  }
+
   private async write(
     sessionId: string,
     m: NewMessage,
     q: Sql | undefined,
     watch: boolean,
-  ): Promise<{ message: Message; waiting?: QueueWaiting }> {
+    after?: number,
+  ): Promise<{ message: Message; waiting?: QueueWaiting; newer?: Message[] }> {
     // With several nodes a run's messages are fenced: written only while this node still holds
     // the session's lease, in the same statement, so a node paused past its lease cannot write
     // into the turn of a run another node has started since.
@@ -269,6 +292,19 @@ export class SessionStore {
       return toMessage(row);
     };
     // PostgreSQL: one statement (message and touch), in the caller's transaction or on its own.
+    if (pg && watch && after !== undefined) {
+      const rows = await (q ?? this.sql).all<MessageRow & { steering: number; follow_up: number; mine: number }>(
+        APPEND_PG_NEWER[fenced ? 1 : 0],
+        [...params, createdAt, sessionId, sessionId, sessionId, sessionId, after],
+      );
+      const row = rows.find((r) => Number(r.mine) === 1);
+      const message = stored(row);
+      return {
+        message,
+        waiting: { steering: Number(row!.steering) === 1, followUp: Number(row!.follow_up) === 1 },
+        newer: rows.filter((r) => Number(r.mine) !== 1).map(toMessage),
+      };
+    }
     if (pg) {
       const text = (watch ? APPEND_PG_WATCHED : APPEND_PG)[fenced ? 1 : 0];
       const row = await (q ?? this.sql).get<MessageRow & { steering?: number; follow_up?: number }>(text, [
