@@ -1,7 +1,8 @@
 /**
  * One run per session across every node of a shared database. Each node's run scheduler already
  * runs a session's jobs one at a time; before a job starts, the node also takes the session's
- * lease in the database, and gives it back when the job ends. A lease names its node and expires
+ * lease in the database, and gives it back when the job ends (a task run: in the statement that
+ * writes the task's end, so the lease covers that write and costs no round trip of its own). A lease names its node and expires
  * unless renewed (the node heartbeat renews all of its own), so a node that dies holds no
  * session longer than the lease time. A task's run also waits, in the same statement, until
  * every earlier task of its session has ended (its end recorded): tasks sent to different nodes
