@@ -2,8 +2,9 @@
  * Where the CPU of a run task goes: runs N run tasks over 20 sessions on a fresh database (as the
  * peer-tasks row does), then N bare model calls, then N graphile-worker jobs on the same
  * PostgreSQL, and prints each side's CPU milliseconds per job in this node process, in the
- * PostgreSQL server's processes and in the fake model's process. Not a scenario: it says what a
- * job costs, and where. --sqlite runs tsclaw on a SQLite file instead.
+ * PostgreSQL server's processes (this server's only: not other servers on the machine) and in
+ * the fake model's process. Not a scenario: it says what a job costs, and where. --sqlite runs
+ * tsclaw on a SQLite file instead.
  * With --statements, PostgreSQL runs pg_stat_statements and the tsclaw run's statements are
  * printed by server time (execution and planning) per job.
  * Usage: npx tsx bench/job-cpu.ts [jobs] [--sqlite] [--statements] [--tsclaw-only]
@@ -40,6 +41,16 @@ function cpuOf(match: (cmd: string, pid: number) => boolean): number {
   return (ticks * 1000) / TICK;
 }
 
+/** The parent process id of `pid` (0 when it is gone). */
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
+}
+
 const server = await startPostgres(
   STATEMENTS ? ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track_planning=on"] : [],
 );
@@ -71,7 +82,11 @@ async function printStatements(reset: boolean): Promise<void> {
 }
 const fake = spawnBenchScript("fake-model.ts");
 const { url: fakeUrl } = (await childMessages(fake).next((m) => typeof m.url === "string")) as { url: string };
-const isPg = (cmd: string) => cmd.startsWith("postgres");
+// This server's processes only (its postmaster and the postmaster's children): other PostgreSQL
+// servers on the machine (tests running beside the bench) are not counted.
+const postmaster = Number(readFileSync(`${server.dir}/data/postmaster.pid`, "utf8").split("\n")[0]);
+const isPg = (cmd: string, pid: number) =>
+  cmd.startsWith("postgres") && (pid === postmaster || parentOf(pid) === postmaster);
 const isFake = (_: string, pid: number) => pid === fake.pid;
 const self = () => {
   const u = process.cpuUsage();

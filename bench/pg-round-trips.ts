@@ -62,11 +62,16 @@ try {
     process.argv.includes("--order"),
   );
   await new Promise((r) => setTimeout(r, 1000));
-  await counted("run_task to completed (one session, check_task to the end)", async () => {
-    const r = await claw.task.run({ prompt: "go", sessionKey: "s1" });
-    let c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
-    while (!c.isTerminal) c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
-  });
+  await counted(
+    "run_task to completed (one session, check_task to the end)",
+    async () => {
+      const r = await claw.task.run({ prompt: "go", sessionKey: "s1" });
+      let c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
+      while (!c.isTerminal) c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
+    },
+    1,
+    process.argv.includes("--order"),
+  );
 } finally {
   await close();
   fake.kill("SIGTERM");

@@ -11,6 +11,8 @@ import { findBinary, PeerMissing } from "./peer-process.js";
 export interface RunningPostgres {
   /** postgres://bench@127.0.0.1:<port>/postgres */
   url: string;
+  /** The directory holding the data directory (its postmaster.pid names the server's process). */
+  dir: string;
   stop(): Promise<void>;
 }
 

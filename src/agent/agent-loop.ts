@@ -14,7 +14,7 @@ import type { OutputItem, TurnOutput } from "./responses-stream.js";
 import type { RunContext } from "./run-context.js";
 import { eventSizedResult } from "./run-events.js";
 import type { Message, Usage } from "./session-schemas.js";
-import type { NewMessage } from "./session-store.js";
+import type { FoldedRead, NewMessage } from "./session-store.js";
 import { addUsage } from "./usage.js";
 
 /** Where the run's messages go as they arrive (a database, or memory in a test). */
@@ -66,15 +66,24 @@ export class RunPaused extends Error {
 
 /** Gives each run its gate (the claw's approvals). */
 export interface RunGates {
+  /**
+   * The read of the run's policy, which the run makes in the statement that records its start;
+   * its rows are then handed to `forRun` (`policyRows`).
+   */
+  policyRead(run: { sessionId: string; taskId?: string }): FoldedRead;
   /** The gate of one run; undefined when its calls need no approval. */
-  forRun(run: {
-    sessionId: string;
-    bus: string;
-    runId: string;
-    taskId?: string;
-    /** A paused run going on: it always gets a gate (its paused call was decided under a policy). */
-    resumed?: boolean;
-  }): Promise<CallGate | undefined>;
+  forRun(
+    run: {
+      sessionId: string;
+      bus: string;
+      runId: string;
+      taskId?: string;
+      /** A paused run going on: it always gets a gate (its paused call was decided under a policy). */
+      resumed?: boolean;
+    },
+    /** The rows of `policyRead`, read by the run; else the gate reads them. */
+    policyRows?: Promise<unknown[]>,
+  ): Promise<CallGate | undefined>;
 }
 
 /** Everything the loop talks to. */

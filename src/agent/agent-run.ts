@@ -18,8 +18,8 @@ import { RunContext } from "./run-context.js";
 import type { RunEvents } from "./run-events.js";
 import { pendingCalls } from "./run-resume.js";
 import { bashExecutor } from "./run-tools.js";
-import { sessionRunInbox, sessionRunStore } from "./session-run-port.js";
-import type { RunResult, Session } from "./session-schemas.js";
+import { sessionRunPorts } from "./session-run-port.js";
+import type { Message, RunResult, Session } from "./session-schemas.js";
 import type { SessionStore } from "./session-store.js";
 import { zeroUsage } from "./usage.js";
 
@@ -70,6 +70,8 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
     final: false,
     refusal: false,
   };
+  // The run's storage and inbox share what each stored message saw waiting in the queue.
+  const ports = sessionRunPorts(store, session.sessionId, runId);
   const firstText =
     "text" in first ? first.text : "queuedId" in first ? ((await store.queue.text(first.queuedId)) ?? "") : "";
   events.emit({ type: "agent_start", message: firstText, model: session.model, provider: session.provider });
@@ -80,16 +82,24 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
       deps.contexts.forget(session.sessionId);
       const history = await store.allMessages(session.sessionId);
       const pending = pendingCalls(history, runId, first.resume.callId);
-      await runAgentLoop(loopConfig(deps, ctx), new RunContext(history, session.provider), progress, pending);
+      await runAgentLoop(loopConfig(deps, ctx, ports), new RunContext(history, session.provider), progress, pending);
     } else {
       // The message is stored while the session's context is loaded (one wait for both): the
-      // load may or may not see it, and the context gets it once either way.
-      const [m, context] = await Promise.all([
-        "text" in first
-          ? store.append(session.sessionId, { runId, role: "user", text: first.text })
-          : store.queue.deliverPrompt(first.queuedId, runId),
-        deps.contexts.load(store, session.sessionId, session.provider),
-      ]);
+      // load may or may not see it, and the context gets it once either way. A context kept
+      // from this node's last run is caught up in the message's own statement (PostgreSQL).
+      const kept =
+        "text" in first && store.sql.dialect === "postgres"
+          ? deps.contexts.take(session.sessionId, session.provider)
+          : undefined;
+      const [m, context] =
+        kept && "text" in first
+          ? await catchUp(deps, ports, kept, first.text, session.sessionId)
+          : await Promise.all([
+              "text" in first
+                ? ports.store.append({ role: "user", text: first.text })
+                : store.queue.deliverPrompt(first.queuedId, runId),
+              deps.contexts.load(store, session.sessionId, session.provider),
+            ]);
       if (m.seq > context.lastSeq) context.add(m);
       events.emit({
         type: "message",
@@ -100,7 +110,7 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
       });
       // Storage was read once (only what is new since this node's last run of the session); from
       // here the loop keeps the context in memory.
-      await runAgentLoop(loopConfig(deps, ctx), context, progress);
+      await runAgentLoop(loopConfig(deps, ctx, ports), context, progress);
     }
   } catch (err) {
     if (err instanceof RunPaused) {
@@ -111,6 +121,20 @@ export async function executeRun(deps: AgentRunDeps, ctx: AgentRunContext, first
     failure = { err };
   }
   return endRun(deps, ctx, progress, failure);
+}
+
+/** Stores the run's first message and brings the kept `context` up to date, in one statement. */
+async function catchUp(
+  deps: AgentRunDeps,
+  ports: ReturnType<typeof sessionRunPorts>,
+  context: RunContext,
+  text: string,
+  sessionId: string,
+): Promise<[Message, RunContext]> {
+  const { message, newer } = await ports.first(text, context.lastSeq);
+  for (const n of newer ?? (await deps.store.messages(sessionId, context.lastSeq))) context.add(n);
+  deps.contexts.keep(sessionId, context);
+  return [message, context];
 }
 
 /** Records the run's end: completed, or its failure (cancelled, error). */
@@ -164,9 +188,13 @@ async function endRun(
 }
 
 /** The loop's ports for a run of a stored session: the model, the session's tables, bash. */
-function loopConfig(deps: AgentRunDeps, ctx: AgentRunContext): AgentLoopConfig {
-  const { store, events, config } = deps;
-  const { session, runId, signal } = ctx;
+function loopConfig(
+  deps: AgentRunDeps,
+  ctx: AgentRunContext,
+  ports: Pick<AgentLoopConfig, "store" | "inbox">,
+): AgentLoopConfig {
+  const { events, config } = deps;
+  const { session, signal } = ctx;
   return {
     maxTurns: config.maxTurns,
     signal,
@@ -196,8 +224,7 @@ function loopConfig(deps: AgentRunDeps, ctx: AgentRunContext): AgentLoopConfig {
             }),
         },
       ),
-    store: sessionRunStore(store, session.sessionId, runId),
-    inbox: sessionRunInbox(store, session.sessionId, runId),
+    ...ports,
     tools: bashExecutor(
       deps.bash,
       {

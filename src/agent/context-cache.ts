@@ -49,6 +49,23 @@ export class ContextCache {
     return context;
   }
 
+  /**
+   * The session's kept context, taken out until {@link keep} puts it back, when it can be
+   * brought up to date by the caller (kept, same provider); else undefined (load reads it).
+   */
+  take(sessionId: string, provider?: string): RunContext | undefined {
+    const context = this.contexts.get(sessionId);
+    if (!context || context.provider !== provider) return undefined;
+    this.contexts.delete(sessionId);
+    return context;
+  }
+
+  /** Keeps a context brought up to date by the caller (see {@link take}). */
+  keep(sessionId: string, context: RunContext): void {
+    this.contexts.set(sessionId, context);
+    this.evict();
+  }
+
   /** Forgets a session (deleted, or its run failed in a way that may have left the context behind storage). */
   forget(sessionId: string): void {
     this.contexts.delete(sessionId);

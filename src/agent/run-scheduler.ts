@@ -8,7 +8,7 @@
  * the lease would otherwise wait for.
  */
 import { ClawError } from "../core/errors.js";
-import { LOCAL_GATE, type SessionGate } from "./session-gate.js";
+import { type LeaveWith, LOCAL_GATE, type SessionGate } from "./session-gate.js";
 import type { RunResult } from "./session-schemas.js";
 
 /** One unit of work on a session. */
@@ -22,6 +22,11 @@ export interface Job {
   readonly controller: AbortController;
   /** Agent jobs: the run's result, for callers that join it (steer, follow_up). */
   readonly result?: Promise<RunResult>;
+  /**
+   * The job's own end, which may give the session's lease back in its statement (a task run:
+   * its task's end); called once the job is over. Default: the gate gives it back alone
+   */
+  readonly leave?: LeaveWith;
   /** Does the work; resolves when it is over (never rejects). */
   start(): Promise<void>;
   /** The job will never start: aborted while waiting, its session deleted, or shutdown. */
@@ -146,7 +151,12 @@ export class RunScheduler {
       this.next(sessionId, lane);
     };
     if (this.gate === LOCAL_GATE) {
-      entry.done = job.start().finally(settle);
+      entry.done = job
+        .start()
+        .finally(() => {
+          this.gate.leave(sessionId, job.leave).catch(() => {});
+        })
+        .finally(settle);
       return;
     }
     // Another node may be running this session: the job holds the lane (this node's later jobs
@@ -162,7 +172,7 @@ export class RunScheduler {
             // Not awaited: the lane is free as soon as the job ends (an abort then finds nothing
             // to abort), and the gate orders this release before the node's next take. A lease
             // not given back lapses by itself.
-            this.gate.leave(sessionId).catch(() => {});
+            this.gate.leave(sessionId, job.leave).catch(() => {});
           });
         },
         (err: unknown) => {

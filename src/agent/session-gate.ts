@@ -1,7 +1,8 @@
 /**
  * One run per session across every node of a shared database. Each node's run scheduler already
  * runs a session's jobs one at a time; before a job starts, the node also takes the session's
- * lease in the database, and gives it back when the job ends. A lease names its node and expires
+ * lease in the database, and gives it back when the job ends (a task run: in the statement that
+ * writes the task's end, so the lease covers that write and costs no round trip of its own). A lease names its node and expires
  * unless renewed (the node heartbeat renews all of its own), so a node that dies holds no
  * session longer than the lease time. A task's run also waits, in the same statement, until
  * every earlier task of its session has ended (its end recorded): tasks sent to different nodes
@@ -9,8 +10,25 @@
  * process the only runner: the local gate admits at once and costs nothing.
  */
 import { ClawError } from "../core/errors.js";
-import type { Sql } from "../store/sql.js";
+import type { Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
+
+/**
+ * The statement that gives a session's lease back (a DELETE), for a job to run inside a
+ * statement of its own end (a data-modifying CTE on PostgreSQL): one round trip for both.
+ * `done` is set once a statement carrying it has run.
+ */
+export interface LeaseRelease {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+  done: boolean;
+}
+
+/**
+ * A job's own end, offered the lease's release (undefined when there is no lease: one process);
+ * resolves once that end is written or will not be (`release.done` says whether it carried it).
+ */
+export type LeaveWith = (release: LeaseRelease | undefined) => Promise<void>;
 
 /** Admits a session's next job, across nodes. */
 export interface SessionGate {
@@ -20,8 +38,11 @@ export interface SessionGate {
    * ended.
    */
   enter(sessionId: string, signal: AbortSignal, order?: number): Promise<void>;
-  /** Gives the lease back (a no-op when it is not held). */
-  leave(sessionId: string): Promise<void>;
+  /**
+   * Gives the lease back (a no-op when it is not held). With `via`, the job's end is offered the
+   * release first; the gate deletes the lease itself when that end did not carry it.
+   */
+  leave(sessionId: string, via?: LeaveWith): Promise<void>;
   /**
    * Extends every lease this node holds (the node heartbeat calls it); resolves to the sessions
    * whose lease this node held but lost (it lapsed, or another node took it).
@@ -32,9 +53,14 @@ export interface SessionGate {
 /** One process, one runner: nothing to wait for. */
 export const LOCAL_GATE: SessionGate = {
   enter: async () => {},
-  leave: async () => {},
+  leave: async (_sessionId, via) => {
+    await via?.(undefined);
+  },
   renew: async () => [],
 };
+
+/** Gives this node's lease of a session back. */
+const RELEASE = "DELETE FROM session_leases WHERE session_id = ? AND node = ?";
 
 /** First and longest wait between two tries at a lease another node holds. */
 const FIRST_RETRY_MS = 10;
@@ -69,11 +95,16 @@ export class LeaseGate implements SessionGate {
     }
   }
 
-  leave(sessionId: string): Promise<void> {
+  leave(sessionId: string, via?: LeaveWith): Promise<void> {
     this.held.delete(sessionId);
+    const release: LeaseRelease = { sql: RELEASE, params: [sessionId, this.node], done: false };
+    // The job's end (a task's end) may carry the release in its own statement; else it runs alone.
     const done = (this.releasing.get(sessionId) ?? Promise.resolve())
-      .then(() => this.sql.run("DELETE FROM session_leases WHERE session_id = ? AND node = ?", [sessionId, this.node]))
-      .then(() => {});
+      .then(() => via?.(release))
+      .catch(() => {})
+      .then(async () => {
+        if (!release.done) await this.sql.run(RELEASE, release.params);
+      });
     const settled = done.catch(() => {});
     this.releasing.set(sessionId, settled);
     void settled.then(() => {

@@ -21,8 +21,9 @@ import type { ContextCache } from "./context-cache.js";
 import type { ModelCaller } from "./model-call.js";
 import { RunEvents } from "./run-events.js";
 import type { Job } from "./run-scheduler.js";
+import type { LeaveWith } from "./session-gate.js";
 import type { RunResult, Session } from "./session-schemas.js";
-import type { SessionStore } from "./session-store.js";
+import type { RunStart, SessionStore } from "./session-store.js";
 import { zeroUsage } from "./usage.js";
 
 /** What a job reads before it can start: the session row (and the first message of a run). */
@@ -39,9 +40,14 @@ export interface RunOptions {
   /** Aborting it cancels the run (HTTP stream and running bash), or removes it from the queue. */
   signal?: AbortSignal;
   /** Awaited when the run leaves the queue and starts; returning false skips it (it rejects `cancelled`). */
-  onStart?: () => boolean | undefined | Promise<boolean | undefined>;
+  onStart?: (start?: RunStart) => boolean | undefined | Promise<boolean | undefined>;
   /** Receives each lifecycle event (agent_start … agent_end) as it is published. */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * Called once the run's job is over (after its result was delivered) with the session lease's
+   * release, which the caller's own end write may carry (a task's end): see LeaveWith.
+   */
+  leave?: LeaveWith;
 }
 
 export interface PreparedRun {
@@ -101,6 +107,7 @@ export function runJob(
     runId,
     taskId: opts.taskId,
     order: opts.order,
+    leave: opts.leave,
     controller,
     result: caller.promise,
     drop,
@@ -109,22 +116,30 @@ export function runJob(
       try {
         const { session, first } = await a.prepared;
         const client = a.clientFor(session);
-        if ((await opts.onStart?.()) === false) {
+        const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
+        const resumed = "resume" in first;
+        // A task's start may write the run's row (and read its policy) in its own statement.
+        const carried =
+          !resumed && opts.taskId !== undefined && opts.onStart
+            ? deps.store.runStart(runId, session.sessionId, opts.taskId, deps.gates?.policyRead(ids))
+            : undefined;
+        if ((await opts.onStart?.(carried)) === false) {
           drop(new ClawError("cancelled", "cancelled before it started"));
           return;
         }
         started = true;
-        const ids = { sessionId: session.sessionId, runId, taskId: opts.taskId };
-        // The run row is written and the run's approval policy read while the run goes on (two
-        // statements off its way to the model): the row is awaited before the run's end is
-        // recorded, the policy before the run's first call. A paused run resumed here already
-        // has its row: this node now holds it.
-        const recorded =
-          "resume" in first
-            ? deps.store.adoptRun(runId)
-            : deps.store.startRun(runId, session.sessionId, opts.taskId, "agent");
+        // The run row is written and the run's approval policy read while the run goes on (off
+        // its way to the model), in one statement on PostgreSQL: the row is awaited before the
+        // run's end is recorded, the policy before the run's first call. A paused run resumed
+        // here already has its row: this node now holds it (and its gate reads the policy).
+        const starting = resumed
+          ? undefined
+          : carried?.done
+            ? Promise.resolve(carried.rows)
+            : deps.store.startRun(runId, session.sessionId, opts.taskId, "agent", deps.gates?.policyRead(ids));
+        const recorded = starting ? starting.then(() => {}) : deps.store.adoptRun(runId);
         recorded.catch(() => {}); // awaited (and reported) at the run's end
-        const gate = lazyGate(deps.gates?.forRun({ ...ids, bus: session.bus, resumed: "resume" in first }));
+        const gate = lazyGate(deps.gates?.forRun({ ...ids, bus: session.bus, resumed }, starting));
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
         const { config, store, bash, model, contexts } = deps;
         // Served, the run's bash gets a token of its own, scoped to this run and ended with it.

@@ -12,7 +12,7 @@
 import { fitBytes, octetsOf } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
 import { ownerGone } from "../nodes/owners.js";
-import type { Sql } from "../store/sql.js";
+import type { Sql, SqlValue } from "../store/sql.js";
 import type { Narrow } from "../store/tables/columns.js";
 import type { Row } from "../store/tables/tables.js";
 import { itemMessage } from "./output-items.js";
@@ -42,6 +42,37 @@ const MESSAGE_OVERHEAD = 256;
 const SESSION_OVERHEAD_BYTES = 512;
 
 const MESSAGE_COLUMNS = "id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at";
+/** Two 0/1 columns: whether steering and follow-up messages wait in the session's queue (parameter: the session id twice). */
+const QUEUE_WAITING = `,
+  CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'steer') THEN 1 ELSE 0 END AS steering,
+  CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up`;
+
+/** A read a run makes inside one of its own statements (one round trip instead of two). */
+export interface FoldedRead {
+  sql: string;
+  params: SqlValue[];
+}
+
+/**
+ * A run's start (its row, and the read it needs: `FoldedRead`) for the write that starts its
+ * task to carry (PostgreSQL): `cte` runs only when that write's row CTE `t` returned a row, and
+ * `column` is a column of its result (the read's rows as a JSON array). `done` and `rows` are
+ * set once a write carried it.
+ */
+export interface RunStart {
+  readonly cte: string;
+  readonly cteParams: readonly SqlValue[];
+  readonly column: string;
+  readonly columnParams: readonly SqlValue[];
+  done: boolean;
+  rows: unknown[];
+}
+
+/** What waits in a session's queue for its run (steering, follow-up), as one look saw it. */
+export interface QueueWaiting {
+  steering: boolean;
+  followUp: boolean;
+}
 
 const S = {
   byId: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`,
@@ -62,15 +93,25 @@ const S = {
    * PostgreSQL: insertMessage and the session's touch in ONE statement (a data-modifying CTE),
    * so a message costs one round trip and one commit instead of BEGIN, INSERT, UPDATE, COMMIT;
    * the touch happens only when the message was written. `fence`: written only while this node
-   * holds the session's unexpired lease (several nodes).
+   * holds the session's unexpired lease (several nodes). `watch`: the row also says whether
+   * steering and follow-up messages wait in the session's queue (the run's next look at its
+   * inbox, read in the same statement). `newer`: the rows also hold, after the message (`mine`
+   * 1), the session's messages after a seq that the statement did not write (`mine` 0): what
+   * others stored since the run's kept context was read.
    */
-  appendPg: (fence: boolean) => `WITH m AS (
+  appendPg: (fence: boolean, watch: boolean, newer = false) => `WITH m AS (
     INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at)
     SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?
     ${fence ? "HAVING EXISTS (SELECT 1 FROM session_leases WHERE session_id = ? AND node = ? AND expires_at >= ?)" : ""}
     RETURNING ${MESSAGE_COLUMNS}
   ), touched AS (UPDATE sessions SET updated_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM m))
-  SELECT ${MESSAGE_COLUMNS} FROM m`,
+  SELECT ${MESSAGE_COLUMNS}${watch ? QUEUE_WAITING : ""}${
+    newer
+      ? `, 1 AS mine FROM m
+  UNION ALL SELECT ${MESSAGE_COLUMNS}, 0, 0, 0 FROM messages WHERE session_id = ? AND seq > ?
+  ORDER BY seq`
+      : " FROM m"
+  }`,
   copyMessage:
     "INSERT INTO messages (id, session_id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   touch: "UPDATE sessions SET updated_at = ? WHERE id = ?",
@@ -92,8 +133,10 @@ const S = {
   interruptRuns: "UPDATE runs SET status = 'error', error = ?, ended_at = ? WHERE status = 'running' AND ",
 } as const;
 
-/** S.appendPg's two texts: unfenced, fenced. */
-const APPEND_PG = [S.appendPg(false), S.appendPg(true)] as const;
+/** S.appendPg's texts: unfenced, fenced; each with what waits in the queue. */
+const APPEND_PG = [S.appendPg(false, false), S.appendPg(true, false)] as const;
+const APPEND_PG_WATCHED = [S.appendPg(false, true), S.appendPg(true, true)] as const;
+const APPEND_PG_NEWER = [S.appendPg(false, true, true), S.appendPg(true, true, true)] as const;
 
 /** Session columns a caller may change. */
 const UPDATABLE = ["name", "model", "provider"] as const satisfies readonly (keyof Row<"sessions">)[];
@@ -184,6 +227,38 @@ export class SessionStore {
 
   /** Appends a message at the session's next seq; returns it as stored. */
   async append(sessionId: string, m: NewMessage, q?: Sql): Promise<Message> {
+    return (await this.write(sessionId, m, q, false)).message;
+  }
+
+  /**
+   * Appends a run's message, and on PostgreSQL says in the same statement whether steering and
+   * follow-up messages wait in the session's queue (`waiting`; undefined on SQLite, where the
+   * run's own look costs no round trip).
+   */
+  appendWatched(sessionId: string, m: NewMessage): Promise<{ message: Message; waiting?: QueueWaiting }> {
+    return this.write(sessionId, m, undefined, this.sql.dialect === "postgres");
+  }
+
+  /**
+   * As appendWatched, and (PostgreSQL only) in the same statement the session's messages after
+   * seq `after` stored by others before this one (`newer`, in seq order): a run's first
+   * message and its kept context's catch-up in one round trip.
+   */
+  appendCatchingUp(
+    sessionId: string,
+    m: NewMessage,
+    after: number,
+  ): Promise<{ message: Message; waiting?: QueueWaiting; newer?: Message[] }> {
+    return this.write(sessionId, m, undefined, this.sql.dialect === "postgres", after);
+  }
+
+  private async write(
+    sessionId: string,
+    m: NewMessage,
+    q: Sql | undefined,
+    watch: boolean,
+    after?: number,
+  ): Promise<{ message: Message; waiting?: QueueWaiting; newer?: Message[] }> {
     // With several nodes a run's messages are fenced: written only while this node still holds
     // the session's lease, in the same statement, so a node paused past its lease cannot write
     // into the turn of a run another node has started since.
@@ -207,7 +282,7 @@ export class SessionStore {
       sessionId,
       ...(fenced ? [sessionId, this.node, createdAt] : []),
     ];
-    const stored = (row: MessageRow | undefined) => {
+    const stored = (row: MessageRow | undefined): Message => {
       if (!row)
         throw new ClawError(
           "lease_lost",
@@ -217,14 +292,36 @@ export class SessionStore {
       return toMessage(row);
     };
     // PostgreSQL: one statement (message and touch), in the caller's transaction or on its own.
-    if (pg)
-      return stored(
-        await (q ?? this.sql).get<MessageRow>(APPEND_PG[fenced ? 1 : 0], [...params, createdAt, sessionId]),
+    if (pg && watch && after !== undefined) {
+      const rows = await (q ?? this.sql).all<MessageRow & { steering: number; follow_up: number; mine: number }>(
+        APPEND_PG_NEWER[fenced ? 1 : 0],
+        [...params, createdAt, sessionId, sessionId, sessionId, sessionId, after],
       );
+      const row = rows.find((r) => Number(r.mine) === 1);
+      const message = stored(row);
+      return {
+        message,
+        waiting: { steering: Number(row!.steering) === 1, followUp: Number(row!.follow_up) === 1 },
+        newer: rows.filter((r) => Number(r.mine) !== 1).map(toMessage),
+      };
+    }
+    if (pg) {
+      const text = (watch ? APPEND_PG_WATCHED : APPEND_PG)[fenced ? 1 : 0];
+      const row = await (q ?? this.sql).get<MessageRow & { steering?: number; follow_up?: number }>(text, [
+        ...params,
+        createdAt,
+        sessionId,
+        ...(watch ? [sessionId, sessionId] : []),
+      ]);
+      const message = stored(row);
+      return watch
+        ? { message, waiting: { steering: Number(row!.steering) === 1, followUp: Number(row!.follow_up) === 1 } }
+        : { message };
+    }
     const write = async (t: Sql) => {
       const row = stored(await t.get<MessageRow>(S.insertMessage, params));
       await t.run(S.touch, [createdAt, sessionId]);
-      return row;
+      return { message: row };
     };
     return q ? write(q) : this.sql.tx(write);
   }
@@ -287,9 +384,44 @@ export class SessionStore {
     return { messages: r.n, toolCalls: r.calls };
   }
 
-  /** Records a run's start. */
-  async startRun(runId: string, sessionId: string, taskId: string | undefined, kind: "agent" | "compact") {
-    await this.sql.run(S.insertRun, [runId, sessionId, taskId ?? null, kind, Date.now(), this.node]);
+  /**
+   * Records a run's start. `read`: a read the run needs at its start, made in the same
+   * statement on PostgreSQL (a data-modifying CTE: one round trip and one commit), after it on
+   * SQLite; resolves to its rows.
+   */
+  async startRun<T = unknown>(
+    runId: string,
+    sessionId: string,
+    taskId: string | undefined,
+    kind: "agent" | "compact",
+    read?: FoldedRead,
+  ): Promise<T[]> {
+    const params = [runId, sessionId, taskId ?? null, kind, Date.now(), this.node];
+    if (!read) {
+      await this.sql.run(S.insertRun, params);
+      return [];
+    }
+    if (this.sql.dialect === "postgres")
+      return this.sql.all<T>(`WITH run AS (${S.insertRun}) ${read.sql}`, [...params, ...read.params]);
+    await this.sql.run(S.insertRun, params);
+    return this.sql.all<T>(read.sql, read.params);
+  }
+
+  /**
+   * The run's start as another write can carry it (see RunStart), on PostgreSQL; undefined on
+   * SQLite (the run writes its row with startRun).
+   */
+  runStart(runId: string, sessionId: string, taskId: string, read?: FoldedRead): RunStart | undefined {
+    if (this.sql.dialect !== "postgres") return undefined;
+    return {
+      cte: `run AS (INSERT INTO runs (id, session_id, task_id, kind, status, started_at, node)
+        SELECT ?, ?, ?, 'agent', 'running', ?, ? WHERE EXISTS (SELECT 1 FROM t))`,
+      cteParams: [runId, sessionId, taskId, Date.now(), this.node],
+      column: read ? `(SELECT json_agg(r) FROM (${read.sql}) AS r)` : "NULL",
+      columnParams: read ? read.params : [],
+      done: false,
+      rows: [],
+    };
   }
 
   /** This node takes over a stored run (a paused run resumed here). */

@@ -14,6 +14,14 @@ export async function savePolicy(q: Sql, owner: string, policy: ApprovalPolicy):
   );
 }
 
+/** The read of the policies that may apply to a run of session `sessionId` (for task `taskId`). */
+export function policyRead(sessionId: string, taskId: string | undefined): { sql: string; params: string[] } {
+  return {
+    sql: "SELECT owner, policy FROM approval_policies WHERE owner IN (?, ?)",
+    params: [sessionId, taskId ?? sessionId],
+  };
+}
+
 /** The policy of a run of session `sessionId` (for task `taskId`), `fallback` when neither has one. */
 export async function policyFor(
   sql: Sql,
@@ -21,10 +29,17 @@ export async function policyFor(
   taskId: string | undefined,
   fallback: ApprovalPolicy,
 ): Promise<ApprovalPolicy> {
-  const rows = await sql.all<Row<"approval_policies">>(
-    "SELECT owner, policy FROM approval_policies WHERE owner IN (?, ?)",
-    [sessionId, taskId ?? sessionId],
-  );
+  const read = policyRead(sessionId, taskId);
+  return policyOf(await sql.all<Row<"approval_policies">>(read.sql, read.params), sessionId, taskId, fallback);
+}
+
+/** The policy among `rows` (those of {@link policyRead}): the task's, else the session's, else `fallback`. */
+export function policyOf(
+  rows: readonly Row<"approval_policies">[],
+  sessionId: string,
+  taskId: string | undefined,
+  fallback: ApprovalPolicy,
+): ApprovalPolicy {
   const row = rows.find((r) => r.owner === taskId) ?? rows.find((r) => r.owner === sessionId);
   return row ? approvalPolicySchema.parse(JSON.parse(row.policy)) : fallback;
 }

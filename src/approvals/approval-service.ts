@@ -17,7 +17,7 @@ import { ClawError } from "../core/errors.js";
 import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
-import { policyFor, savePolicy } from "./approval-policies.js";
+import { policyFor, policyOf, policyRead, savePolicy } from "./approval-policies.js";
 import { type Approval, type ApprovalPolicy, judge, NO_APPROVAL, timeoutMs } from "./approval-schema.js";
 import { type ApprovalFilter, ApprovalStore, type StoredApproval } from "./approval-store.js";
 
@@ -79,10 +79,20 @@ export class ApprovalService implements RunGates {
   }
 
   /** The gate of one run: its task's policy, else its session's, else the server's. */
-  async forRun(run: Omit<GatedRun, "policy"> & { resumed?: boolean }): Promise<CallGate | undefined> {
+  async forRun(
+    run: Omit<GatedRun, "policy"> & { resumed?: boolean },
+    policyRows?: Promise<unknown[]>,
+  ): Promise<CallGate | undefined> {
     const { resumed, ...ids } = run;
-    const policy = await policyFor(this.sql, run.sessionId, run.taskId, this.fallback);
+    const policy = policyRows
+      ? policyOf((await policyRows) as Row<"approval_policies">[], run.sessionId, run.taskId, this.fallback)
+      : await policyFor(this.sql, run.sessionId, run.taskId, this.fallback);
     return policy.mode === "never" && !resumed ? undefined : this.gate({ ...ids, policy });
+  }
+
+  /** The read of a run's policy rows (see {@link forRun}). */
+  policyRead(run: { sessionId: string; taskId?: string }): { sql: string; params: string[] } {
+    return policyRead(run.sessionId, run.taskId);
   }
 
   /** Who continues runs stranded by a gone process once their approval is decided. */

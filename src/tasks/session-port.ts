@@ -6,7 +6,9 @@
  * transaction, which is required there: outside executors wait while a transaction is open.
  */
 import type { AgentEvent } from "../agent/agent-events.js";
+import type { LeaveWith } from "../agent/session-gate.js";
 import type { EnsureSessionArgs, RunResult, Session } from "../agent/session-schemas.js";
+import type { RunStart } from "../agent/session-store.js";
 import type { Sql } from "../store/sql.js";
 
 /** A session as the task service reads it (and hands it to the task's run). */
@@ -19,6 +21,8 @@ export type TaskRunResult = Pick<RunResult, "sessionId" | "runId" | "status" | "
 export interface SessionPort {
   /** The session of `sessionKey` (created when new); inside the caller's transaction with `q`. */
   ensure(args: EnsureSessionArgs, q?: Sql): Promise<TaskSession>;
+  /** Creates a session whose key must be new; undefined when it is taken. Inside the caller's transaction with `q`. */
+  create(args: EnsureSessionArgs, q?: Sql): Promise<TaskSession | undefined>;
   /** A session by id or key; rejects `not_found`. Inside the caller's transaction with `q`. */
   get(ref: { sessionId?: string; sessionKey?: string }, q?: Sql): Promise<TaskSession>;
   /** Throws `provider_auth_missing` when the provider's key is missing, `invalid_args` when it is unknown. */
@@ -38,8 +42,11 @@ export interface SessionPort {
       /** The task's seq: a session's tasks start in this order, on every node. */
       order?: number;
       signal?: AbortSignal;
-      onStart?: () => boolean | undefined | Promise<boolean | undefined>;
+      /** `start`: the run's row, for the task's start write to carry (PostgreSQL; see RunStart). */
+      onStart?: (start?: RunStart) => boolean | undefined | Promise<boolean | undefined>;
       onEvent?: (event: AgentEvent) => void;
+      /** Called once the run's job is over, with the session lease's release for the task's end write to carry. */
+      leave?: LeaveWith;
     },
   ): Promise<TaskRunResult>;
   /** Resumes stored run `runId` paused on call `callId`, in the session's queue like `run`. */
@@ -54,6 +61,8 @@ export interface SessionPort {
       signal?: AbortSignal;
       onStart?: () => boolean | undefined | Promise<boolean | undefined>;
       onEvent?: (event: AgentEvent) => void;
+      /** Called once the run's job is over, with the session lease's release for the task's end write to carry. */
+      leave?: LeaveWith;
     },
   ): Promise<TaskRunResult>;
 }

@@ -6,6 +6,8 @@
  * blocked/needs_human (or someone ended it), which the end of the run never overwrites.
  */
 import type { AgentEvent } from "../agent/agent-events.js";
+import type { LeaseRelease, LeaveWith } from "../agent/session-gate.js";
+import type { RunStart } from "../agent/session-store.js";
 import type { ClawError } from "../core/errors.js";
 import { toClawError } from "../core/errors.js";
 import { clip, progressOf } from "./run-events.js";
@@ -26,6 +28,10 @@ interface TaskJob {
   done: Promise<void>;
   /** The job's writes to its task, one after another in the order its run reported them. */
   writes: Promise<unknown>;
+  /** The session lease's release, handed over once the run's job is over (undefined: no lease). */
+  leaving: Deferred<LeaseRelease | undefined>;
+  /** Settled once the task's end is written (or will not be). */
+  released: Deferred<void>;
 }
 
 /** Runs queued run tasks. */
@@ -51,11 +57,12 @@ export class TaskRunner {
         taskId: task.id,
         order: task.seq,
         signal: job.controller.signal,
-        onStart: async () => {
-          job.started = await this.begin(task.id, job);
+        onStart: async (start) => {
+          job.started = await this.begin(task.id, job, start);
           return job.started;
         },
         onEvent,
+        leave: leaveWith(job),
       }),
     );
   }
@@ -75,6 +82,7 @@ export class TaskRunner {
           return job.started;
         },
         onEvent,
+        leave: leaveWith(job),
       }),
     );
   }
@@ -91,6 +99,8 @@ export class TaskRunner {
       started: false,
       done: Promise.resolve(),
       writes: Promise.resolve(),
+      leaving: deferred(),
+      released: deferred(),
     };
     this.jobs.set(task.id, job);
     job.done = start(job, (e) => {
@@ -99,7 +109,10 @@ export class TaskRunner {
       .then(
         async (result) => {
           await job.writes;
-          const t = await this.finish(task.id, result);
+          // The task's end gives the session's lease back in the same statement (several
+          // nodes): the lease is held until the end is written, and it costs no round trip.
+          const release = await job.leaving.promise;
+          const t = await this.finish(task.id, result, release);
           const ms = t?.startedAt ? Date.now() - t.startedAt : 0;
           this.telemetry?.recordRun(task.id, t?.status ?? result.status, ms, result.usage, result.error?.code ?? null);
         },
@@ -110,6 +123,9 @@ export class TaskRunner {
       )
       .catch((err: unknown) => this.log(`tsclaw: task ${task.id}: could not record the end of its run: ${String(err)}`))
       .finally(() => {
+        // Whatever happened, the gate waits no longer: it gives the lease back itself unless
+        // the task's end carried the release.
+        job.released.resolve();
         if (this.jobs.get(task.id) === job) this.jobs.delete(task.id);
       });
   }
@@ -166,23 +182,27 @@ export class TaskRunner {
   }
 
   /** The run leaves the queue: the task goes in_progress, unless it was cancelled meanwhile. */
-  private async begin(taskId: string, job: TaskJob): Promise<boolean> {
+  private async begin(taskId: string, job: TaskJob, start?: RunStart): Promise<boolean> {
     // The previous task of the session has its end recorded before this one starts.
     const previous = [...this.jobs.values()].filter((j) => j !== job && j.started && j.sessionId === job.sessionId);
     await Promise.all(previous.map((j) => j.done));
-    const started = await this.store.change(taskId, (t) => {
-      if (t.status !== "todo" || this.closing) return undefined;
-      const now = Date.now();
-      return {
-        patch: {
-          status: "in_progress",
-          phase: "starting",
-          startedAt: t.startedAt ?? now,
-          latestUpdate: { at: now, text: "run starting" },
-        },
-        timeline: "run started",
-      };
-    });
+    const started = await this.store.change(
+      taskId,
+      (t) => {
+        if (t.status !== "todo" || this.closing) return undefined;
+        const now = Date.now();
+        return {
+          patch: {
+            status: "in_progress",
+            phase: "starting",
+            startedAt: t.startedAt ?? now,
+            latestUpdate: { at: now, text: "run starting" },
+          },
+          timeline: "run started",
+        };
+      },
+      { start },
+    );
     return started !== undefined;
   }
 
@@ -223,34 +243,64 @@ export class TaskRunner {
     }
   }
 
-  /** Records the run's outcome; returns the task as it ends up. */
-  private async finish(taskId: string, result: Omit<TaskRunResult, "usage">): Promise<TaskRecord | undefined> {
+  /** Records the run's outcome (carrying `release` when given); returns the task as it ends up. */
+  private async finish(
+    taskId: string,
+    result: Omit<TaskRunResult, "usage">,
+    release?: LeaseRelease,
+  ): Promise<TaskRecord | undefined> {
     const summary = typeof result.text === "string" && result.text.trim() !== "" ? result.text : null;
-    const written = await this.store.change(taskId, (t) => {
-      const now = Date.now();
-      if (t.status === "in_progress") {
-        const status: TaskStatus = result.status === "completed" && !summary ? "completed_no_summary" : result.status;
-        const error =
-          status === "error"
-            ? taskError(result.error?.code ?? "run_failed", result.error?.message ?? "the run failed", t.sessionKey)
-            : null;
-        const text = summary ? clip(summary) : error ? `failed: ${clip(error.message, 200)}` : `run ended: ${status}`;
-        return {
-          patch: { status, phase: "ended", endedAt: now, summary, error, latestUpdate: { at: now, text } },
-          timeline: `run ended: ${status}`,
-        };
-      }
-      if (ACTIONABLE.has(t.status)) {
-        return {
-          patch: { phase: "waiting_human", summary: summary ?? t.summary },
-          timeline: `run ended; the task stays ${t.status}`,
-        };
-      }
-      if (summary && t.summary === null && TERMINAL.has(t.status)) return { patch: { summary } };
-      return undefined;
-    });
+    const written = await this.store.change(
+      taskId,
+      (t) => {
+        const now = Date.now();
+        if (t.status === "in_progress") {
+          const status: TaskStatus = result.status === "completed" && !summary ? "completed_no_summary" : result.status;
+          const error =
+            status === "error"
+              ? taskError(result.error?.code ?? "run_failed", result.error?.message ?? "the run failed", t.sessionKey)
+              : null;
+          const text = summary ? clip(summary) : error ? `failed: ${clip(error.message, 200)}` : `run ended: ${status}`;
+          return {
+            patch: { status, phase: "ended", endedAt: now, summary, error, latestUpdate: { at: now, text } },
+            timeline: `run ended: ${status}`,
+          };
+        }
+        if (ACTIONABLE.has(t.status)) {
+          return {
+            patch: { phase: "waiting_human", summary: summary ?? t.summary },
+            timeline: `run ended; the task stays ${t.status}`,
+          };
+        }
+        if (summary && t.summary === null && TERMINAL.has(t.status)) return { patch: { summary } };
+        return undefined;
+      },
+      { release },
+    );
     return written ?? this.store.find(taskId);
   }
+}
+
+/** A promise with its resolve function. */
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** The job's `leave`: hands the lease's release to the task's end; resolves once that end is written. */
+function leaveWith(job: TaskJob): LeaveWith {
+  return (release) => {
+    job.leaving.resolve(release);
+    return job.released.promise;
+  };
 }
 
 /** Waits for `p`, at most `ms`. */

@@ -237,13 +237,10 @@ export class TaskService {
     let existing: TaskSession | undefined;
     if (request.sessionKey !== undefined) existing = await findSession(sessions, request.sessionKey, q);
     sessions.checkProvider(request.provider ?? existing?.provider);
-    return (
-      existing ??
-      sessions.ensure(
-        { sessionKey: request.sessionKey, bus: request.bus, model: request.model, provider: request.provider },
-        q,
-      )
-    );
+    if (existing) return existing;
+    // Not found just now: created without looking for it again, unless its key was taken meanwhile.
+    const args = { sessionKey: request.sessionKey, bus: request.bus, model: request.model, provider: request.provider };
+    return (await sessions.create(args, q)) ?? sessions.ensure(args, q);
   }
 
   /** check_task: counts the poll, waits as asked, returns the snapshot and what to do next. */

@@ -12,6 +12,8 @@
  * change reads the row and decides again.
  */
 
+import type { LeaseRelease } from "../agent/session-gate.js";
+import type { RunStart } from "../agent/session-store.js";
 import { ClawError } from "../core/errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
@@ -35,6 +37,12 @@ const INSERT = `INSERT INTO tasks (id, kind, title, body, prompt, session_key, s
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`;
 /** Attempts of a change that keeps losing to concurrent writers before it gives up. */
 const CHANGE_ATTEMPTS = 20;
+
+/** What a task's write may carry in its statement (see TaskStore.change). */
+export interface Carry {
+  release?: LeaseRelease;
+  start?: RunStart;
+}
 
 /** A change `TaskStore.change` makes: the fields, and the timeline line to append (if any). */
 export interface TaskChange {
@@ -136,12 +144,22 @@ export class TaskStore {
    * read again and `decide` asked again, so a decision never overwrites a change it did not
    * see. Returns the task as written, or undefined when there is no such task or no change.
    */
-  async change(id: string, decide: (t: TaskRecord) => TaskChange | undefined): Promise<TaskRecord | undefined> {
+  async change(
+    id: string,
+    decide: (t: TaskRecord) => TaskChange | undefined,
+    /**
+     * What the write carries (PostgreSQL: data-modifying CTEs of its statement). `release`: a
+     * session lease's release, run with the first write whether or not its compare-and-set
+     * matches. `start`: a run's start, run with the write that matches. Their `done` says
+     * whether they ran.
+     */
+    carry: Carry = {},
+  ): Promise<TaskRecord | undefined> {
     // First from the record last seen here, without a read.
     const known = this.knownRecord(id);
     if (known) {
       const change = decide(known);
-      const written = change && (await this.write(known, change.patch, change.timeline));
+      const written = change && (await this.write(known, change.patch, change.timeline, carry));
       if (written) return this.accepted(written);
       // Stale, or nothing to change in what was seen: decide again on the row as stored.
       this.known.forget(id);
@@ -150,7 +168,7 @@ export class TaskStore {
       const current = await this.find(id);
       const change = current && decide(current);
       if (!current || !change) return undefined;
-      const written = await this.write(current, change.patch, change.timeline);
+      const written = await this.write(current, change.patch, change.timeline, carry);
       if (written) return this.accepted(written);
     }
     throw new ClawError("version_conflict", `task ${id} kept changing while it was being updated; re-read it`, {
@@ -159,7 +177,7 @@ export class TaskStore {
   }
 
   /** One compare-and-set UPDATE of `current`; undefined when its version moved meanwhile. */
-  private async write(current: TaskRecord, patch: TaskPatch, timeline: string | undefined) {
+  private async write(current: TaskRecord, patch: TaskPatch, timeline: string | undefined, carry: Carry = {}) {
     const now = Date.now();
     const keys = (Object.keys(patch) as (keyof TaskPatch)[]).filter((k) => patch[k] !== undefined);
     const params: SqlValue[] = keys.map((k) =>
@@ -182,10 +200,32 @@ export class TaskStore {
       params.push(JSON.stringify(list));
     }
     params.push(current.id, current.version);
-    const raw = await this.sql.get<RawTask>(
-      `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING *`,
-      params,
-    );
+    const update = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING *`;
+    const pg = this.sql.dialect === "postgres";
+    const { release, start } = carry;
+    const ctes: string[] = [];
+    const before: SqlValue[] = [];
+    if (release && !release.done) {
+      if (pg) {
+        ctes.push(`released AS (${release.sql})`);
+        before.push(...release.params);
+      } else await this.sql.run(release.sql, release.params); // no data-modifying CTE in SQLite
+    }
+    // A run's start goes with the write only when it matches (its CTE reads the written row, t).
+    const starting = pg && start !== undefined && !start.done ? start : undefined;
+    const [text, all] = starting
+      ? [
+          `WITH ${[...ctes, `t AS (${update})`, starting.cte].join(", ")} SELECT t.*, ${starting.column} AS carried FROM t`,
+          [...before, ...params, ...starting.cteParams, ...starting.columnParams],
+        ]
+      : [ctes.length > 0 ? `WITH ${ctes.join(", ")} ${update}` : update, [...before, ...params]];
+    const raw = await this.sql.get<RawTask & { carried?: unknown }>(text, all);
+    if (release) release.done = true;
+    if (starting && raw) {
+      starting.done = true;
+      const rows = typeof raw.carried === "string" ? JSON.parse(raw.carried) : raw.carried;
+      starting.rows = Array.isArray(rows) ? rows : [];
+    }
     return raw ? fromRaw(raw) : undefined;
   }
 

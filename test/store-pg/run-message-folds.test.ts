@@ -1,0 +1,85 @@
+/**
+ * On PostgreSQL a run's stored message also answers, in the same statement, what its inbox and
+ * its kept context would each have cost a statement to ask (session-store.ts): whether steering
+ * and follow-up messages wait, and which messages others stored since the context was read. The
+ * fence still holds: without the session's lease nothing is written, whatever else the
+ * statement would have returned.
+ */
+import { afterAll, beforeAll, expect, test } from "vitest";
+import type { SessionStore } from "../../src/agent/session-store.js";
+import { type Claw, createClaw } from "../../src/index.js";
+import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+
+let server: PgServer;
+let url: string;
+let claw: Claw;
+let store: SessionStore;
+
+beforeAll(async () => {
+  server = await startPgServer();
+  url = await createTestDatabase(server.url);
+  claw = createClaw({ db: url, project: "folds", provider: "demo" });
+  await claw.ready();
+  store = claw.services.sessions.store;
+}, 60_000);
+
+afterAll(async () => {
+  await claw?.close();
+  if (url) await dropTestDatabase(url);
+  await server?.stop();
+});
+
+/** Gives this node the session's lease (as a run holds it), for `ms`. */
+async function lease(sessionId: string, ms: number): Promise<void> {
+  await store.sql.run(
+    "INSERT INTO session_leases (session_id, node, expires_at) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at",
+    [sessionId, store.node, Date.now() + ms],
+  );
+}
+
+test("a run's first message comes back with the messages others stored since its context, in order, and what waits", async () => {
+  const { sessionId } = await claw.session.start({ sessionKey: "catch-up" });
+  await lease(sessionId, 60_000);
+  const seen = await store.append(sessionId, { runId: null, role: "user", text: "kept" });
+  const other1 = await store.append(sessionId, { runId: null, role: "user", text: "from elsewhere 1" });
+  const other2 = await store.append(sessionId, { runId: null, role: "user", text: "from elsewhere 2" });
+  await store.queue.add(sessionId, "follow_up", "later");
+  const r = await store.appendCatchingUp(sessionId, { runId: "run_1", role: "user", text: "go" }, seen.seq);
+  expect(r.message).toMatchObject({ text: "go", runId: "run_1", seq: other2.seq + 1 });
+  expect(r.newer?.map((m) => [m.seq, m.text])).toEqual([
+    [other1.seq, "from elsewhere 1"],
+    [other2.seq, "from elsewhere 2"],
+  ]);
+  expect(r.waiting).toEqual({ steering: false, followUp: true });
+  // Nothing new since the message itself: nothing comes back beside it.
+  const again = await store.appendCatchingUp(sessionId, { runId: "run_1", role: "user", text: "more" }, r.message.seq);
+  expect(again.newer).toEqual([]);
+  expect(again.message.seq).toBe(r.message.seq + 1);
+});
+
+test("without the session's lease the first message is refused (lease_lost) even though newer messages exist", async () => {
+  const { sessionId } = await claw.session.start({ sessionKey: "fenced" });
+  await store.append(sessionId, { runId: null, role: "user", text: "one" });
+  await store.append(sessionId, { runId: null, role: "user", text: "two" });
+  await lease(sessionId, -1_000); // lapsed
+  await expect(
+    store.appendCatchingUp(sessionId, { runId: "run_2", role: "user", text: "late" }, 0),
+  ).rejects.toMatchObject({ code: "lease_lost" });
+  expect((await store.allMessages(sessionId)).map((m) => m.text)).toEqual(["one", "two"]);
+});
+
+test("a steer waiting is seen by the append that follows it", async () => {
+  const { sessionId } = await claw.session.start({ sessionKey: "steered" });
+  await lease(sessionId, 60_000);
+  const before = await store.appendWatched(sessionId, { runId: "run_3", role: "user", text: "start" });
+  expect(before.waiting).toEqual({ steering: false, followUp: false });
+  await store.queue.add(sessionId, "steer", "turn left");
+  const after = await store.appendWatched(sessionId, {
+    runId: "run_3",
+    role: "tool_result",
+    callId: "c1",
+    name: "bash",
+    result: {},
+  });
+  expect(after.waiting).toEqual({ steering: true, followUp: false });
+});
