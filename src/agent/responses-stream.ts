@@ -13,6 +13,7 @@ import type {
 } from "openai/resources/responses/responses";
 import { ClawError } from "../core/errors.js";
 import { linkSignals } from "../core/link-signals.js";
+import { requestJson } from "./request-body.js";
 import type { Usage } from "./session-schemas.js";
 import { usageOf } from "./usage.js";
 
@@ -60,19 +61,19 @@ export async function streamTurn(client: OpenAI, req: TurnRequest): Promise<Turn
 }
 
 async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSignal): Promise<TurnOutput> {
+  const rest = {
+    tools: req.tools,
+    tool_choice: req.toolChoice ?? "auto",
+    stream: true as const,
+    // Stateless: the whole history goes with every request, reasoning as encrypted content.
+    store: false,
+    ...(req.include && req.include.length > 0 ? { include: req.include } : {}),
+  };
   const stream = await client.responses.create(
-    {
-      model: req.model,
-      instructions: req.instructions,
-      input: req.input,
-      tools: req.tools,
-      tool_choice: req.toolChoice ?? "auto",
-      stream: true,
-      // Stateless: the whole history goes with every request, reasoning as encrypted content.
-      store: false,
-      ...(req.include && req.include.length > 0 ? { include: req.include } : {}),
-    },
-    { signal },
+    { model: req.model, instructions: req.instructions, input: req.input, ...rest },
+    // The body's text, with the history's items encoded once per run rather than once per turn
+    // (request-body.ts); the client sends a string body as it is.
+    { signal, body: requestJson(req, req.input, rest), headers: { "content-type": "application/json" } },
   );
   // Keyed by output_index: items finish in any order when calls stream in parallel.
   const done = new Map<number, OutputItem>();
