@@ -13,8 +13,9 @@ import { callOf, type ModelCall } from "./output-items.js";
 import type { OutputItem, TurnOutput } from "./responses-stream.js";
 import type { RunContext } from "./run-context.js";
 import { eventSizedResult } from "./run-events.js";
+import type { FoldedRead } from "./run-rows.js";
 import type { Message, Usage } from "./session-schemas.js";
-import type { FoldedRead, NewMessage } from "./session-store.js";
+import type { NewMessage } from "./session-store.js";
 import { addUsage } from "./usage.js";
 
 /** Where the run's messages go as they arrive (a database, or memory in a test). */

@@ -173,7 +173,7 @@ async function endRun(
   if (error) result.error = error;
   if (refusal) result.refusal = true;
   await ctx.recorded;
-  await store.endRun(runId, { status, turns, toolCalls, usage, error });
+  await store.runs.end(runId, { status, turns, toolCalls, usage, error });
   events.emit({
     type: "agent_end",
     status,

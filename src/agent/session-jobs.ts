@@ -20,10 +20,11 @@ import { type CompactOutcome, compactSession } from "./compact.js";
 import type { ContextCache } from "./context-cache.js";
 import type { ModelCaller } from "./model-call.js";
 import { RunEvents } from "./run-events.js";
+import type { RunStart } from "./run-rows.js";
 import type { Job } from "./run-scheduler.js";
 import type { LeaveWith } from "./session-gate.js";
 import type { RunResult, Session } from "./session-schemas.js";
-import type { RunStart, SessionStore } from "./session-store.js";
+import type { SessionStore } from "./session-store.js";
 import { zeroUsage } from "./usage.js";
 
 /** What a job reads before it can start: the session row (and the first message of a run). */
@@ -121,7 +122,7 @@ export function runJob(
         // A task's start may write the run's row (and read its policy) in its own statement.
         const carried =
           !resumed && opts.taskId !== undefined && opts.onStart
-            ? deps.store.runStart(runId, session.sessionId, opts.taskId, deps.gates?.policyRead(ids))
+            ? deps.store.runs.startToCarry(runId, session.sessionId, opts.taskId, deps.gates?.policyRead(ids))
             : undefined;
         if ((await opts.onStart?.(carried)) === false) {
           drop(new ClawError("cancelled", "cancelled before it started"));
@@ -136,8 +137,8 @@ export function runJob(
           ? undefined
           : carried?.done
             ? Promise.resolve(carried.rows)
-            : deps.store.startRun(runId, session.sessionId, opts.taskId, "agent", deps.gates?.policyRead(ids));
-        const recorded = starting ? starting.then(() => {}) : deps.store.adoptRun(runId);
+            : deps.store.runs.start(runId, session.sessionId, opts.taskId, "agent", deps.gates?.policyRead(ids));
+        const recorded = starting ? starting.then(() => {}) : deps.store.runs.adopt(runId);
         recorded.catch(() => {}); // awaited (and reported) at the run's end
         const gate = lazyGate(deps.gates?.forRun({ ...ids, bus: session.bus, resumed }, starting));
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
@@ -219,14 +220,14 @@ export function compactJob(
       const { session, client } = prepared;
       let events: RunEvents | undefined;
       try {
-        await store.startRun(runId, session.sessionId, undefined, "compact");
+        await store.runs.start(runId, session.sessionId, undefined, "compact");
         events = new RunEvents(deps.bus, session.bus, { sessionId: session.sessionId, runId }, deps.config.log);
         events.emit({ type: "compact_start", ...(a.instructions ? { instructions: a.instructions } : {}) });
         const o = await compactSession(
           { config: deps.config, store, client, model: deps.model, events },
           { session, runId, signal: controller.signal, instructions: a.instructions },
         );
-        await store.endRun(runId, { status: "completed", turns: 1, toolCalls: 0, usage: o.usage });
+        await store.runs.end(runId, { status: "completed", turns: 1, toolCalls: 0, usage: o.usage });
         events.emit({ type: "compact_end", status: "completed", messagesCompacted: o.messagesCompacted });
         await events.flushed();
         caller.resolve(o);
@@ -238,7 +239,7 @@ export function compactJob(
         const error = { code: e.code, message: e.message };
         const status = cancelled ? "cancelled" : "error";
         try {
-          await store.endRun(runId, { status, turns: 1, toolCalls: 0, usage: zeroUsage(), error });
+          await store.runs.end(runId, { status, turns: 1, toolCalls: 0, usage: zeroUsage(), error });
           events?.emit({ type: "compact_end", status, messagesCompacted: 0, error });
           await events?.flushed();
         } finally {

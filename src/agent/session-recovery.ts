@@ -27,7 +27,7 @@ export interface RecoveryDeps {
  */
 export async function recoverSessions(d: RecoveryDeps, restart: boolean): Promise<void> {
   const live = await liveNodes(d.sql, d.node);
-  const interrupted = await d.store.interruptStaleRuns(live);
+  const interrupted = await d.store.runs.interruptStale(live);
   if (interrupted > 0)
     d.log(
       restart

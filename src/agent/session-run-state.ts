@@ -64,7 +64,7 @@ export async function runState(p: RunPlaces, sessionId: string): Promise<Session
     pending,
     queuedRuns:
       p.sql.dialect === "postgres"
-        ? (await p.store.queuedRunTasks(sessionId)) + pending.prompts + p.scheduler.waiting(sessionId, "compact")
+        ? (await p.store.runs.queuedTasks(sessionId)) + pending.prompts + p.scheduler.waiting(sessionId, "compact")
         : p.scheduler.waiting(sessionId),
   };
 }

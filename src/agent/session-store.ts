@@ -1,7 +1,9 @@
 /**
- * Storage of sessions, messages and runs over `Sql` (SQLite or PostgreSQL): statements only (the
- * rows and their mapping to sessions and messages are in session-rows.ts). Every method takes an optional executor `q` so a caller's transaction (a task's
- * creation, a fork, a queue delivery) can include it; without one it runs on the store's own.
+ * Storage of sessions and messages over `Sql` (SQLite or PostgreSQL): statements only (the rows
+ * and their mapping to sessions and messages are in session-rows.ts; the runs table is
+ * run-rows.ts, reached as `runs`). Most methods take an optional executor `q` so a caller's
+ * transaction (a task's creation, a fork, a queue delivery) can include it; without one they run
+ * on the store's own.
  *
  * The PostgreSQL schema needs the same tables and columns as src/store/schema/sessions.ts and
  * session-items.ts, plus one column SQLite has implicitly: `sessions.rowid BIGINT GENERATED
@@ -11,24 +13,14 @@
 
 import { fitBytes, octetsOf } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
-import { ownerGone } from "../nodes/owners.js";
-import type { Sql, SqlValue } from "../store/sql.js";
+import type { Sql } from "../store/sql.js";
 import type { Narrow } from "../store/tables/columns.js";
 import type { Row } from "../store/tables/tables.js";
 import { itemMessage } from "./output-items.js";
 import type { OutputItem } from "./responses-stream.js";
+import { RunRows } from "./run-rows.js";
 import { SessionQueueStore } from "./session-queue.js";
-import {
-  flag,
-  json,
-  type MessageRow,
-  newMessageId,
-  type RunEnd,
-  type RunTotals,
-  type SessionRow,
-  toMessage,
-  toSession,
-} from "./session-rows.js";
+import { flag, json, type MessageRow, newMessageId, type SessionRow, toMessage, toSession } from "./session-rows.js";
 import type { Message, NewMessage, Session } from "./session-schemas.js";
 
 /** A message to append. */
@@ -46,27 +38,6 @@ const MESSAGE_COLUMNS = "id, seq, run_id, role, text, call_id, name, args, resul
 const QUEUE_WAITING = `,
   CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'steer') THEN 1 ELSE 0 END AS steering,
   CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up`;
-
-/** A read a run makes inside one of its own statements (one round trip instead of two). */
-export interface FoldedRead {
-  sql: string;
-  params: SqlValue[];
-}
-
-/**
- * A run's start (its row, and the read it needs: `FoldedRead`) for the write that starts its
- * task to carry (PostgreSQL): `cte` runs only when that write's row CTE `t` returned a row, and
- * `column` is a column of its result (the read's rows as a JSON array). `done` and `rows` are
- * set once a write carried it.
- */
-export interface RunStart {
-  readonly cte: string;
-  readonly cteParams: readonly SqlValue[];
-  readonly column: string;
-  readonly columnParams: readonly SqlValue[];
-  done: boolean;
-  rows: unknown[];
-}
 
 /** What waits in a session's queue for its run (steering, follow-up), as one look saw it. */
 export interface QueueWaiting {
@@ -122,21 +93,17 @@ const S = {
     "SELECT text FROM messages WHERE session_id = ? AND role = 'assistant' AND text IS NOT NULL AND text <> '' ORDER BY seq DESC LIMIT 1",
   countMessages:
     "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN role = 'tool_call' THEN 1 ELSE 0 END), 0) AS calls FROM messages WHERE session_id = ?",
-  insertRun:
-    "INSERT INTO runs (id, session_id, task_id, kind, status, started_at, node) VALUES (?, ?, ?, ?, 'running', ?, ?)",
-  endRun:
-    "UPDATE runs SET status = ?, turns = ?, tool_calls = ?, input_tokens = ?, output_tokens = ?, cached_tokens = ?, reasoning_tokens = ?, cost = ?, error = ?, ended_at = ? WHERE id = ?",
-  // Quoted aliases: PostgreSQL folds unquoted names to lower case.
-  runStats: `SELECT COALESCE(SUM(CASE WHEN kind = 'agent' THEN 1 ELSE 0 END), 0) AS runs, COALESCE(SUM(input_tokens), 0) AS input,
-    COALESCE(SUM(output_tokens), 0) AS output, COALESCE(SUM(cached_tokens), 0) AS "cachedInput",
-    COALESCE(SUM(reasoning_tokens), 0) AS reasoning, SUM(cost) AS cost FROM runs WHERE session_id = ?`,
-  interruptRuns: "UPDATE runs SET status = 'error', error = ?, ended_at = ? WHERE status = 'running' AND ",
 } as const;
 
 /** S.appendPg's texts: unfenced, fenced; each with what waits in the queue. */
 const APPEND_PG = [S.appendPg(false, false), S.appendPg(true, false)] as const;
 const APPEND_PG_WATCHED = [S.appendPg(false, true), S.appendPg(true, true)] as const;
 const APPEND_PG_NEWER = [S.appendPg(false, true, true), S.appendPg(true, true, true)] as const;
+
+/** What waits in the queue, from QUEUE_WAITING's two 0/1 columns (numbers or numeric strings). */
+function waitingOf(row: { steering?: number | string; follow_up?: number | string }): QueueWaiting {
+  return { steering: Number(row.steering) === 1, followUp: Number(row.follow_up) === 1 };
+}
 
 /** Session columns a caller may change. */
 const UPDATABLE = ["name", "model", "provider"] as const satisfies readonly (keyof Row<"sessions">)[];
@@ -145,6 +112,8 @@ const UPDATABLE = ["name", "model", "provider"] as const satisfies readonly (key
 export class SessionStore {
   /** The durable queue of acknowledged prompts, steering and follow-up messages. */
   readonly queue: SessionQueueStore;
+  /** The session's runs: their rows, starts and ends. */
+  readonly runs: RunRows;
 
   constructor(
     readonly sql: Sql,
@@ -152,6 +121,7 @@ export class SessionStore {
     readonly node: string,
   ) {
     this.queue = new SessionQueueStore(sql, this, node);
+    this.runs = new RunRows(sql, node);
   }
 
   /** The session with this id or key. */
@@ -298,10 +268,9 @@ export class SessionStore {
         [...params, createdAt, sessionId, sessionId, sessionId, sessionId, after],
       );
       const row = rows.find((r) => Number(r.mine) === 1);
-      const message = stored(row);
       return {
-        message,
-        waiting: { steering: Number(row!.steering) === 1, followUp: Number(row!.follow_up) === 1 },
+        message: stored(row),
+        waiting: waitingOf(row!),
         newer: rows.filter((r) => Number(r.mine) !== 1).map(toMessage),
       };
     }
@@ -314,9 +283,7 @@ export class SessionStore {
         ...(watch ? [sessionId, sessionId] : []),
       ]);
       const message = stored(row);
-      return watch
-        ? { message, waiting: { steering: Number(row!.steering) === 1, followUp: Number(row!.follow_up) === 1 } }
-        : { message };
+      return watch ? { message, waiting: waitingOf(row!) } : { message };
     }
     const write = async (t: Sql) => {
       const row = stored(await t.get<MessageRow>(S.insertMessage, params));
@@ -382,94 +349,6 @@ export class SessionStore {
   async counts(sessionId: string): Promise<{ messages: number; toolCalls: number }> {
     const r = (await this.sql.get<{ n: number; calls: number }>(S.countMessages, [sessionId]))!;
     return { messages: r.n, toolCalls: r.calls };
-  }
-
-  /**
-   * Records a run's start. `read`: a read the run needs at its start, made in the same
-   * statement on PostgreSQL (a data-modifying CTE: one round trip and one commit), after it on
-   * SQLite; resolves to its rows.
-   */
-  async startRun<T = unknown>(
-    runId: string,
-    sessionId: string,
-    taskId: string | undefined,
-    kind: "agent" | "compact",
-    read?: FoldedRead,
-  ): Promise<T[]> {
-    const params = [runId, sessionId, taskId ?? null, kind, Date.now(), this.node];
-    if (!read) {
-      await this.sql.run(S.insertRun, params);
-      return [];
-    }
-    if (this.sql.dialect === "postgres")
-      return this.sql.all<T>(`WITH run AS (${S.insertRun}) ${read.sql}`, [...params, ...read.params]);
-    await this.sql.run(S.insertRun, params);
-    return this.sql.all<T>(read.sql, read.params);
-  }
-
-  /**
-   * The run's start as another write can carry it (see RunStart), on PostgreSQL; undefined on
-   * SQLite (the run writes its row with startRun).
-   */
-  runStart(runId: string, sessionId: string, taskId: string, read?: FoldedRead): RunStart | undefined {
-    if (this.sql.dialect !== "postgres") return undefined;
-    return {
-      cte: `run AS (INSERT INTO runs (id, session_id, task_id, kind, status, started_at, node)
-        SELECT ?, ?, ?, 'agent', 'running', ?, ? WHERE EXISTS (SELECT 1 FROM t))`,
-      cteParams: [runId, sessionId, taskId, Date.now(), this.node],
-      column: read ? `(SELECT json_agg(r) FROM (${read.sql}) AS r)` : "NULL",
-      columnParams: read ? read.params : [],
-      done: false,
-      rows: [],
-    };
-  }
-
-  /** This node takes over a stored run (a paused run resumed here). */
-  async adoptRun(runId: string): Promise<void> {
-    await this.sql.run("UPDATE runs SET node = ? WHERE id = ?", [this.node, runId]);
-  }
-
-  /** Records a run's end. */
-  async endRun(runId: string, end: RunEnd): Promise<void> {
-    await this.sql.run(S.endRun, [
-      end.status,
-      end.turns,
-      end.toolCalls,
-      end.usage.input,
-      end.usage.output,
-      end.usage.cachedInput,
-      end.usage.reasoning,
-      end.usage.cost,
-      end.error ? JSON.stringify(end.error) : null,
-      Date.now(),
-      runId,
-    ]);
-  }
-
-  /** Agent runs, tokens and cost over every run (compactions' tokens included). */
-  async runStats(sessionId: string): Promise<RunTotals> {
-    return (await this.sql.get<RunTotals>(S.runStats, [sessionId]))!;
-  }
-
-  /** The session's run tasks still queued (`todo`), whichever node they wait on. */
-  async queuedRunTasks(sessionId: string): Promise<number> {
-    const row = await this.sql.get<{ n: number | string }>(
-      "SELECT COUNT(*) AS n FROM tasks WHERE session_id = ? AND kind = 'run' AND status = 'todo'",
-      [sessionId],
-    );
-    return Number(row?.n ?? 0);
-  }
-
-  /**
-   * Runs left "running" by a gone node (a dead process, a lost node) end as errors, except runs
-   * paused on an approval nobody has resumed yet: they were running nothing, and go on once it
-   * is decided.
-   */
-  async interruptStaleRuns(live: readonly string[]): Promise<number> {
-    const error = JSON.stringify({ code: "interrupted", message: "the process ended during the run" });
-    const gone = ownerGone("node", live);
-    const paused = " AND id NOT IN (SELECT run_id FROM approvals WHERE resumed_at IS NULL)";
-    return (await this.sql.run(S.interruptRuns + gone.sql + paused, [error, Date.now(), ...gone.params])).changes;
   }
 
   /** Copies messages up to and including seq `through` into another session (inside `q`'s transaction). */

@@ -120,7 +120,7 @@ export const getSessionStatsOp = defineOp({
   handler: async (args, { services }) => {
     const s = services.sessions;
     const id = (await s.get(refOf(args))).sessionId;
-    const [{ messages, toolCalls }, { runs, ...t }] = await Promise.all([s.store.counts(id), s.store.runStats(id)]);
+    const [{ messages, toolCalls }, { runs, ...t }] = await Promise.all([s.store.counts(id), s.store.runs.stats(id)]);
     return { messages, toolCalls, runs, tokens: { ...t, total: t.input + t.output } };
   },
 });

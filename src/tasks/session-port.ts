@@ -6,9 +6,9 @@
  * transaction, which is required there: outside executors wait while a transaction is open.
  */
 import type { AgentEvent } from "../agent/agent-events.js";
+import type { RunStart } from "../agent/run-rows.js";
 import type { LeaveWith } from "../agent/session-gate.js";
 import type { EnsureSessionArgs, RunResult, Session } from "../agent/session-schemas.js";
-import type { RunStart } from "../agent/session-store.js";
 import type { Sql } from "../store/sql.js";
 
 /** A session as the task service reads it (and hands it to the task's run). */

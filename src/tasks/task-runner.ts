@@ -6,8 +6,8 @@
  * blocked/needs_human (or someone ended it), which the end of the run never overwrites.
  */
 import type { AgentEvent } from "../agent/agent-events.js";
+import type { RunStart } from "../agent/run-rows.js";
 import type { LeaseRelease, LeaveWith } from "../agent/session-gate.js";
-import type { RunStart } from "../agent/session-store.js";
 import type { ClawError } from "../core/errors.js";
 import { toClawError } from "../core/errors.js";
 import { clip, progressOf } from "./run-events.js";

@@ -12,8 +12,8 @@
  * change reads the row and decides again.
  */
 
+import type { RunStart } from "../agent/run-rows.js";
 import type { LeaseRelease } from "../agent/session-gate.js";
-import type { RunStart } from "../agent/session-store.js";
 import { ClawError } from "../core/errors.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
