@@ -9,12 +9,14 @@
  * printed by server time (execution and planning) per job.
  * Usage: npx tsx bench/job-cpu.ts [jobs] [--sqlite] [--statements] [--tsclaw-only]
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Logger, makeWorkerUtils, run as runWorker } from "graphile-worker";
 import OpenAI from "openai";
 import pg from "pg";
 import { childMessages, now, pool, spawnBenchScript } from "./measure.js";
+import { bareModelCall } from "./model-call.js";
 import { startPostgres } from "./peers/postgres.js";
+import { pgServerCpu, processCpuMs } from "./proc-cpu.js";
 import { modelClaw, postgresStore, SQLITE } from "./stores.js";
 
 const args = process.argv.slice(2);
@@ -23,34 +25,6 @@ const STATEMENTS = args.includes("--statements");
 const TSCLAW_ONLY = args.includes("--tsclaw-only");
 const ON_SQLITE = args.includes("--sqlite");
 const CONCURRENCY = 20;
-const TICK = 100; // USER_HZ
-
-/** utime + stime in ms of every process whose command line matches. */
-function cpuOf(match: (cmd: string, pid: number) => boolean): number {
-  let ticks = 0;
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
-      if (!match(cmd, Number(d))) continue;
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch {}
-  }
-  return (ticks * 1000) / TICK;
-}
-
-/** The parent process id of `pid` (0 when it is gone). */
-function parentOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return 0;
-  }
-}
-
 const server = await startPostgres(
   STATEMENTS ? ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track_planning=on"] : [],
 );
@@ -82,22 +56,20 @@ async function printStatements(reset: boolean): Promise<void> {
 }
 const fake = spawnBenchScript("fake-model.ts");
 const { url: fakeUrl } = (await childMessages(fake).next((m) => typeof m.url === "string")) as { url: string };
-// This server's processes only (its postmaster and the postmaster's children): other PostgreSQL
-// servers on the machine (tests running beside the bench) are not counted.
-const postmaster = Number(readFileSync(`${server.dir}/data/postmaster.pid`, "utf8").split("\n")[0]);
-const isPg = (cmd: string, pid: number) =>
-  cmd.startsWith("postgres") && (pid === postmaster || parentOf(pid) === postmaster);
-const isFake = (_: string, pid: number) => pid === fake.pid;
+// This server's processes only: other PostgreSQL servers on the machine (tests running beside
+// the bench) are not counted.
+const pgCpu = pgServerCpu(join(server.dir, "data"));
+const fakeCpu = () => processCpuMs(fake.pid!);
 const self = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 async function measured(label: string, fn: () => Promise<void>) {
-  const before = [self(), cpuOf(isPg), cpuOf(isFake)];
+  const before = [self(), pgCpu(), fakeCpu()];
   const t0 = now();
   await fn();
   const wall = now() - t0;
-  const after = [self(), cpuOf(isPg), cpuOf(isFake)];
+  const after = [self(), pgCpu(), fakeCpu()];
   const per = after.map((a, i) => (a - before[i]!) / N);
   process.stdout.write(
     `${label}: ${((N / wall) * 1000).toFixed(1)} jobs/s; CPU ms per job: node ${per[0]!.toFixed(2)}, postgres ${per[1]!.toFixed(2)}, fake model ${per[2]!.toFixed(2)}, total ${per.reduce((a, b) => a + b, 0).toFixed(2)}\n`,
@@ -129,15 +101,7 @@ try {
 
 async function bareCalls(): Promise<void> {
   const client = new OpenAI({ baseURL: fakeUrl, apiKey: "bench" });
-  const calls = (n: number) =>
-    pool(CONCURRENCY, n, async (i) => {
-      const stream = await client.responses.create({
-        model: "fake",
-        input: [{ role: "user", content: `job ${i}` }],
-        stream: true,
-      });
-      for await (const ev of stream) if (ev.type === "response.completed") break;
-    });
+  const calls = (n: number) => pool(CONCURRENCY, n, (i) => bareModelCall(client, `job ${i}`));
   await calls(CONCURRENCY * 2);
   await measured("bare model calls", () => calls(N));
 }
@@ -155,14 +119,7 @@ async function graphileJobs(): Promise<void> {
     noHandleSignals: true,
     logger: silent,
     taskList: {
-      job: async (payload) => {
-        const stream = await client.responses.create({
-          model: "fake",
-          input: [{ role: "user", content: `job ${(payload as { i: number }).i}` }],
-          stream: true,
-        });
-        for await (const ev of stream) if (ev.type === "response.completed") break;
-      },
+      job: (payload) => bareModelCall(client, `job ${(payload as { i: number }).i}`),
     },
   });
   runner.events.on("job:success", () => {

@@ -7,6 +7,7 @@
  */
 import OpenAI from "openai";
 import { gc, pool, rssMiB } from "./measure.js";
+import { bareModelCall } from "./model-call.js";
 
 const [url, callsArg, concurrencyArg] = process.argv.slice(2);
 const calls = Number(callsArg);
@@ -19,14 +20,7 @@ function settled(): number {
 }
 
 const client = new OpenAI({ baseURL: url, apiKey: "bench", maxRetries: 0 });
-const call = async (i: number) => {
-  const stream = await client.responses.create({
-    model: "fake",
-    input: [{ role: "user", content: `task ${i}` }],
-    stream: true,
-  });
-  for await (const ev of stream) if (ev.type === "response.completed") break;
-};
+const call = (i: number) => bareModelCall(client, `task ${i}`);
 const before = settled();
 let peak = before;
 const timer = setInterval(() => (peak = Math.max(peak, rssMiB())), 20);

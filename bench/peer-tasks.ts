@@ -15,6 +15,7 @@ import { Logger, makeWorkerUtils, type Runner, run as runWorker, type WorkerUtil
 import OpenAI from "openai";
 import type { Claw } from "../src/index.js";
 import { childMessages, now, percentile, pool, size, spawnBenchScript } from "./measure.js";
+import { bareModelCall } from "./model-call.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { type BenchStore, modelClaw, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row, type Target } from "./table.js";
@@ -23,15 +24,6 @@ const CONCURRENCY = 20;
 /** graphile-worker's README: "average latency from add to start of 4.16ms" (its own benchmark). */
 const GRAPHILE_PUBLISHED_MS = 4.16;
 const silent = new Logger(() => () => {});
-
-async function modelCall(client: OpenAI, i: number): Promise<void> {
-  const stream = await client.responses.create({
-    model: "fake",
-    input: [{ role: "user", content: `job ${i}` }],
-    stream: true,
-  });
-  for await (const ev of stream) if (ev.type === "response.completed") break;
-}
 
 async function tsclawEnqueue(claw: Claw, n: number): Promise<number> {
   const t0 = now();
@@ -85,7 +77,7 @@ async function graphile(url: string, fakeUrl: string) {
     taskList: {
       job: async (payload) => {
         onStart?.();
-        await modelCall(client, (payload as { i: number }).i);
+        await bareModelCall(client, `job ${(payload as { i: number }).i}`);
       },
     },
   });

@@ -12,7 +12,6 @@
  * machine is shared. Not a scenario: it says which driver is cheaper, and by how much.
  * Usage: npx tsx bench/pg-driver.ts [operations] [--rounds=3] [--connections=10] [--only=name,name]
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import postgres from "postgres";
@@ -23,6 +22,7 @@ import { numberedPlaceholders } from "../src/store/sql.js";
 import { createTestDatabase } from "../test/helpers/pg-server.js";
 import { now, pool } from "./measure.js";
 import { startPostgres } from "./peers/postgres.js";
+import { pgServerCpu } from "./proc-cpu.js";
 
 const args = process.argv.slice(2);
 const OPS = Number(args.find((a) => /^\d+$/.test(a)) ?? 2000);
@@ -34,7 +34,6 @@ const ONLY = args
 const CONNECTIONS = Number(args.find((a) => a.startsWith("--connections="))?.slice(14) ?? 10);
 /** Measured runs of each driver (interleaved); each printed number is their median. Default: 3 */
 const ROUNDS = Number(args.find((a) => a.startsWith("--rounds="))?.slice(9) ?? 3);
-const TICK = 100; // USER_HZ
 
 const INSERT =
   numberedPlaceholders(`INSERT INTO tasks (id, kind, title, body, prompt, session_key, session_id, project, status, phase, version, model, provider, bus, created_at, updated_at, timeline, run_node, schedule_id, firing_at)
@@ -164,31 +163,8 @@ async function pgClients(
 }
 
 const server = await startPostgres();
-const dataDir = join((server as typeof server & { dir: string }).dir, "data");
-const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-
-/** The last utime + stime ticks seen of each of the server's processes, exited ones included. */
-const ticksOf = new Map<number, number>();
-
-/**
- * utime + stime in ms of this server's postmaster and its children (not other servers'). A
- * backend that exits (a pool closing an idle connection) keeps the ticks it was last seen with,
- * so the sum never goes down.
- */
-function serverCpu(): number {
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(d) !== postmaster && Number(f[1]) !== postmaster) continue;
-      ticksOf.set(Number(d), Number(f[11]) + Number(f[12]));
-    } catch {}
-  }
-  let ticks = 0;
-  for (const t of ticksOf.values()) ticks += t;
-  return (ticks * 1000) / TICK;
-}
+// This server's postmaster and its children only, not other servers on the machine.
+const serverCpu = pgServerCpu(join(server.dir, "data"));
 
 let sys0 = 0;
 const nodeCpu = () => {

@@ -18,6 +18,7 @@ import { listenHttp } from "../adapters/http.js";
 import { createAccessPolicy } from "../adapters/security.js";
 import type { Claw } from "../src/index.js";
 import { childMessages, now, percentile, pool, sidesInTurn, size, spawnBenchScript, tempDir } from "./measure.js";
+import { bareModelCall } from "./model-call.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { rawPgClient } from "./raw-pg.js";
 import { type BenchStore, modelClaw, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
@@ -174,12 +175,7 @@ async function rawCalls(baseURL: string, sessions: number, perSession: number): 
   await pool(sessions, sessions, async () => {
     for (let i = 0; i < perSession; i++) {
       const start = now();
-      const stream = await client.responses.create({
-        model: "fake",
-        input: [{ role: "user", content: `task ${i}` }],
-        stream: true,
-      });
-      for await (const ev of stream) if (ev.type === "response.completed") break;
+      await bareModelCall(client, `task ${i}`);
       durations.push(now() - start);
     }
   });

@@ -1,0 +1,15 @@
+/**
+ * The bare model call every baseline and peer makes: one streaming Responses call to the fake
+ * model, read until `response.completed`, with one `openai` client per side.
+ */
+import type OpenAI from "openai";
+
+/** One streaming call carrying the user message `text`; resolves once the response completed. */
+export async function bareModelCall(client: OpenAI, text: string): Promise<void> {
+  const stream = await client.responses.create({
+    model: "fake",
+    input: [{ role: "user", content: text }],
+    stream: true,
+  });
+  for await (const ev of stream) if (ev.type === "response.completed") break;
+}
