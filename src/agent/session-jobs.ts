@@ -129,17 +129,7 @@ export function runJob(
           return;
         }
         started = true;
-        // The run row is written and the run's approval policy read while the run goes on (off
-        // its way to the model), in one statement on PostgreSQL: the row is awaited before the
-        // run's end is recorded, the policy before the run's first call. A paused run resumed
-        // here already has its row: this node now holds it (and its gate reads the policy).
-        const starting = resumed
-          ? undefined
-          : carried?.done
-            ? Promise.resolve(carried.rows)
-            : deps.store.runs.start(runId, session.sessionId, opts.taskId, "agent", deps.gates?.policyRead(ids));
-        const recorded = starting ? starting.then(() => {}) : deps.store.runs.adopt(runId);
-        recorded.catch(() => {}); // awaited (and reported) at the run's end
+        const { starting, recorded } = recordStart(deps, ids, resumed, carried);
         const gate = lazyGate(deps.gates?.forRun({ ...ids, bus: session.bus, resumed }, starting));
         const events = new RunEvents(deps.bus, session.bus, ids, deps.config.log, opts.onEvent);
         const { config, store, bash, model, contexts } = deps;
@@ -180,6 +170,30 @@ export function runJob(
       }
     },
   };
+}
+
+/**
+ * The run row written and the run's approval policy read while the run goes on (off its way to
+ * the model), in one statement on PostgreSQL, or already by its task's start (`carried`).
+ * `starting` resolves to the policy rows (awaited before the run's first call); `recorded` once
+ * the row is written (awaited, and reported, at the run's end). A paused run resumed here
+ * already has its row: this node now holds it (and its gate reads the policy).
+ */
+function recordStart(
+  deps: JobDeps,
+  ids: { sessionId: string; runId: string; taskId?: string },
+  resumed: boolean,
+  carried: RunStart | undefined,
+): { starting: Promise<unknown[]> | undefined; recorded: Promise<void> } {
+  const { runs } = deps.store;
+  const starting = resumed
+    ? undefined
+    : carried?.done
+      ? Promise.resolve(carried.rows)
+      : runs.start(ids.runId, ids.sessionId, ids.taskId, "agent", deps.gates?.policyRead(ids));
+  const recorded = starting ? starting.then(() => {}) : runs.adopt(ids.runId);
+  recorded.catch(() => {});
+  return { starting, recorded };
 }
 
 /** The gate a run's calls wait on while its policy is still being read (none without approvals). */
