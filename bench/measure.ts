@@ -37,6 +37,31 @@ export function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
+/** Rounds of two GCs 100 ms apart the RSS must hold still for, and the most rounds to wait. */
+const STILL_ROUNDS = 10;
+const MAX_ROUNDS = 50;
+
+/**
+ * The RSS in MiB once it has stopped falling after the load: two full GCs every 100 ms until
+ * the reading has held within 0.5 MiB for a second. Read right after a GC, the RSS still holds
+ * what the GC freed (V8 gives pages back from other threads a few ms later: 259 → 186 MiB within
+ * 50 ms after 4 000 run tasks), and V8 shrinks its young generation only once allocation has
+ * been low over several GCs (a further 20–30 MiB, about 600 ms in); both ends of a growth are
+ * read this way, so the growth is what a server idle after the load keeps.
+ */
+export async function settledRss(): Promise<number> {
+  const readings: number[] = [];
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    gc();
+    gc();
+    await new Promise((r) => setTimeout(r, 100));
+    readings.push(rssMiB());
+    const last = readings.slice(-STILL_ROUNDS);
+    if (last.length === STILL_ROUNDS && Math.max(...last) - Math.min(...last) <= 0.5) break;
+  }
+  return readings.at(-1)!;
+}
+
 /** A fresh temporary directory and its removal. */
 export function tempDir(prefix = "tsclaw-bench-"): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));

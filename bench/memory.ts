@@ -10,18 +10,12 @@ import { listenHttp } from "../adapters/http.js";
 import { createAccessPolicy } from "../adapters/security.js";
 import { attachWebSocket } from "../adapters/ws-server.js";
 import { createClaw } from "../src/index.js";
-import { childMessages, gc, pool, rssMiB, size, spawnBenchScript, tempDir } from "./measure.js";
+import { childMessages, pool, rssMiB, settledRss, size, spawnBenchScript, tempDir } from "./measure.js";
 import { samplePayload } from "./raw-db.js";
 import { type Row, row } from "./table.js";
 
 /** Bounds on RSS growth, in MiB. */
 const BOUND = { events: 160, tasks: 48, stalled: 96, calls: 64 };
-
-function settledRss(): number {
-  gc();
-  gc();
-  return rssMiB();
-}
 
 /** Samples RSS every 20 ms while `work` runs; returns the peak. */
 async function peakRss(work: () => Promise<void>): Promise<number> {
@@ -38,9 +32,9 @@ async function peakRss(work: () => Promise<void>): Promise<number> {
 async function events(dir: string, n: number): Promise<Row> {
   const claw = createClaw({ db: join(dir, "events.db"), project: "bench" });
   try {
-    const before = settledRss();
+    const before = await settledRss();
     const peak = await peakRss(() => pool(1000, n, (i) => claw.bus.out({ payload: samplePayload(i) })));
-    const after = settledRss();
+    const after = await settledRss();
     return row({
       scenario: `RSS growth, ${n} events stored`,
       unit: "MiB",
@@ -76,7 +70,7 @@ async function tasks(dir: string, n: number): Promise<Row> {
     env: { ...process.env, OPENROUTER_API_KEY: "bench" },
   });
   try {
-    const before = settledRss();
+    const before = await settledRss();
     const sessions = 100;
     const half = (from: number) =>
       pool(sessions, sessions, async (s) => {
@@ -89,10 +83,10 @@ async function tasks(dir: string, n: number): Promise<Row> {
     let middle = 0;
     const peak = await peakRss(async () => {
       await half(0);
-      middle = settledRss();
+      middle = await settledRss();
       await half(n / 2);
     });
-    const after = settledRss();
+    const after = await settledRss();
     const client = await clientAlone(url, n, sessions);
     const mib = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(0)} MiB`;
     return row({
@@ -120,7 +114,7 @@ async function stalled(dir: string, n: number): Promise<Row> {
   });
   try {
     await childMessages(child).next((m) => m.ready === true);
-    const before = settledRss();
+    const before = await settledRss();
     const peak = await peakRss(() => pool(1000, n, (i) => claw.bus.out({ bus: "fan", payload: samplePayload(i) })));
     const cut = ws.wss.clients.size === 0;
     return row({
@@ -147,10 +141,10 @@ async function calls(n: number): Promise<Row> {
   try {
     for (let i = 0; i < 1000; i++)
       await claw.do({ op: "read", args: { bus: "none" } }, { transport: "http", signal: new AbortController().signal });
-    const before = settledRss();
+    const before = await settledRss();
     for (let i = 0; i < n; i++)
       await claw.do({ op: "read", args: { bus: "none" } }, { transport: "http", signal: new AbortController().signal });
-    const after = settledRss();
+    const after = await settledRss();
     return row({
       scenario: `RSS growth, ${n} calls with a caller signal`,
       unit: "MiB",

@@ -6,27 +6,21 @@
  * Usage: node --import tsx --expose-gc bench/model-calls-rss.ts <url> <calls> <concurrency>
  */
 import OpenAI from "openai";
-import { gc, pool, rssMiB } from "./measure.js";
+import { pool, rssMiB, settledRss } from "./measure.js";
 import { bareModelCall } from "./model-call.js";
 
 const [url, callsArg, concurrencyArg] = process.argv.slice(2);
 const calls = Number(callsArg);
 const concurrency = Number(concurrencyArg);
 
-function settled(): number {
-  gc();
-  gc();
-  return rssMiB();
-}
-
 const client = new OpenAI({ baseURL: url, apiKey: "bench", maxRetries: 0 });
 const call = (i: number) => bareModelCall(client, `task ${i}`);
-const before = settled();
+const before = await settledRss();
 let peak = before;
 const timer = setInterval(() => (peak = Math.max(peak, rssMiB())), 20);
 await pool(concurrency, calls / 2, call);
-const middle = settled();
+const middle = await settledRss();
 await pool(concurrency, calls / 2, (i) => call(i + calls / 2));
 clearInterval(timer);
-const after = settled();
+const after = await settledRss();
 process.stdout.write(`${JSON.stringify({ before, middle, after, peak: Math.max(peak, rssMiB()) })}\n`);
