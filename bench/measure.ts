@@ -81,15 +81,19 @@ export async function pool(concurrency: number, total: number, worker: (i: numbe
 /** The bench directory. */
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
-/** Spawns a TypeScript file of bench/ in a separate node process (through tsx), with `nodeArgs` before it. */
+/**
+ * Spawns a TypeScript file of bench/ in a separate node process (through tsx), with `nodeArgs`
+ * before it; its stdin is a pipe when `stdin` is "pipe".
+ */
 export function spawnBenchScript(
   file: string,
   args: readonly string[] = [],
   env: NodeJS.ProcessEnv = {},
   nodeArgs: readonly string[] = [],
+  stdin: "ignore" | "pipe" = "ignore",
 ): ChildProcess {
   return spawn(process.execPath, [...nodeArgs, "--import", "tsx", join(BENCH_DIR, file), ...args], {
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: [stdin, "pipe", "inherit"],
     env: { ...process.env, ...env },
   });
 }

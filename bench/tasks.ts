@@ -9,10 +9,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { Agent, createServer, request, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { listenHttp } from "../adapters/http.js";
 import { createAccessPolicy } from "../adapters/security.js";
@@ -20,11 +17,10 @@ import type { Claw } from "../src/index.js";
 import { childMessages, now, percentile, pool, sidesInTurn, size, spawnBenchScript, tempDir } from "./measure.js";
 import { bareModelCall } from "./model-call.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
-import { rawPgClient } from "./raw-pg.js";
+import { postJson } from "./post-json.js";
 import { type BenchStore, modelClaw, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row } from "./table.js";
 
-const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 // Wake-ups before the measured ones, on both sides: the first few hundred tsclaw wake-ups are
 // slower while the JIT optimises the path (p50 up to 1.5x over the first 250 here, then steady), and a
 // served claw runs far longer than that.
@@ -32,43 +28,16 @@ const WAKE_WARMUP = size(300, 10);
 // The client sends a token to both servers, as every peer of a served claw must.
 const TOKEN = randomBytes(24).toString("base64url");
 
-function postJson(url: string, body: unknown): Promise<{ status: number; text: string }> {
-  const u = new URL(url);
-  const data = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(data),
-          authorization: `Bearer ${TOKEN}`,
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(data);
-  });
-}
-
 /** Latency (ms) from the in-process change to the client's response, one task at a time. */
 async function wakeTsclaw(claw: Claw, url: string, n: number): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const task = await claw.task.create({ title: `wake ${i}` });
-    const answered = postJson(`${url}/do`, { op: "check_task", args: { taskId: task.taskId, waitMs: 30_000 } }).then(
-      () => now(),
-    );
+    const answered = postJson(
+      `${url}/do`,
+      { op: "check_task", args: { taskId: task.taskId, waitMs: 30_000 } },
+      TOKEN,
+    ).then(() => now());
     // Start the change only once the server is really waiting (check_task counted the poll).
     for (let k = 0; (await claw.task.get({ taskId: task.taskId })).pollCount < 1; k++) {
       if (k > 1000) throw new Error("check_task never started waiting");
@@ -82,67 +51,23 @@ async function wakeTsclaw(claw: Claw, url: string, n: number): Promise<number[]>
   return out;
 }
 
-/** A table of task statuses the raw long poll's waker updates. */
-interface RawStatuses {
-  insert(id: number): Promise<void>;
-  cancel(id: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-function sqliteStatuses(file: string): RawStatuses {
-  const db = new Database(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, status TEXT NOT NULL)");
-  const update = db.prepare("UPDATE t SET status = ? WHERE id = ?");
+/** The raw long poll in its own process (wake-raw.ts), on a SQLite file or a PostgreSQL url. */
+async function rawWaker(target: string) {
+  const child = spawnBenchScript("wake-raw.ts", [target], {}, [], "pipe");
+  const messages = childMessages(child);
+  await messages.next((m) => m.ready === true);
   return {
-    insert: async (id) => void db.prepare("INSERT INTO t (id, status) VALUES (?, 'todo')").run(id),
-    cancel: async (id) => void update.run("cancelled", id),
-    close: async () => void db.close(),
+    wake: async (n: number, from: number): Promise<number[]> => {
+      child.stdin!.write(`${JSON.stringify({ n, from })}\n`);
+      return (await messages.next((m) => Array.isArray(m.lat))).lat;
+    },
+    close: async () => {
+      child.stdin!.end();
+      await new Promise((r) => child.once("exit", r));
+    },
   };
 }
-
-async function pgStatuses(url: string): Promise<RawStatuses> {
-  const client = await rawPgClient(url);
-  await client.query("CREATE TABLE IF NOT EXISTS t (id BIGINT PRIMARY KEY, status TEXT NOT NULL)");
-  return {
-    insert: async (id) => void (await client.query("INSERT INTO t (id, status) VALUES ($1, 'todo')", [id])),
-    cancel: async (id) => void (await client.query("UPDATE t SET status = $1 WHERE id = $2", ["cancelled", id])),
-    close: () => client.end(),
-  };
-}
-
-/** The same with a bare long-poll server, woken once the raw update has committed. */
-async function wakeRaw(db: RawStatuses, n: number, from = 0): Promise<number[]> {
-  const waiting = new Map<number, ServerResponse>();
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => waiting.set((JSON.parse(body) as { args: { id: number } }).args.id, res));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/do`;
-  const out: number[] = [];
-  try {
-    for (let i = from; i < from + n; i++) {
-      await db.insert(i);
-      const answered = postJson(url, { op: "wait", args: { id: i } }).then(() => now());
-      while (!waiting.has(i)) await new Promise((r) => setTimeout(r, 1));
-      await new Promise((r) => setTimeout(r, 2));
-      const t0 = now();
-      await db.cancel(i);
-      const res = waiting.get(i)!;
-      waiting.delete(i);
-      const text = JSON.stringify({ ok: true, result: { id: i, status: "cancelled" } });
-      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
-      out.push((await answered) - t0);
-    }
-  } finally {
-    server.close();
-    server.closeAllConnections();
-  }
-  return out;
-}
+type RawWaker = Awaited<ReturnType<typeof rawWaker>>;
 
 /** One measured pass: its wall time and each task's (or call's) own duration. */
 interface Pass {
@@ -202,15 +127,47 @@ const RUN_PASSES = size(5, 1);
 
 const faster = (a: Pass | undefined, b: Pass) => (a && a.ms <= b.ms ? a : b);
 
+// Wake-ups a side in each block; the sides take turns by block. Run one side after the other,
+// the row followed whichever side a spell of the VM's noise fell on: the raw side's p99 alone
+// swung 0.80–5.70 ms between full runs while tsclaw's stayed within 1.67–2.40 ms.
+const WAKE_BLOCK = 50;
+
+/** Both sides' wake-up latencies, warmed up, in alternating blocks of WAKE_BLOCK. */
+async function wakeBoth(claw: Claw, url: string, raw: RawWaker, n: number) {
+  await wakeTsclaw(claw, url, WAKE_WARMUP);
+  await raw.wake(WAKE_WARMUP, 0);
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  for (let block = 0; block * WAKE_BLOCK < n; block++) {
+    const from = block * WAKE_BLOCK;
+    const k = Math.min(WAKE_BLOCK, n - from);
+    const [a, b] = await sidesInTurn(
+      block,
+      () => wakeTsclaw(claw, url, k),
+      () => raw.wake(k, WAKE_WARMUP + from),
+    );
+    ours.push(...a);
+    theirs.push(...b);
+  }
+  return { ours, theirs };
+}
+
 /**
- * Wake-ups, then run_task passes interleaved with passes of bare model calls (alternating which
- * goes first), each warmed up first; the fastest pass of each side.
+ * Wake-ups (both sides, `longPoll` the raw one), then run_task passes interleaved
+ * with passes of bare model calls (alternating which goes first), each warmed up first; the
+ * fastest pass of each side.
  */
-async function measureStore(store: BenchStore, fakeUrl: string, wakes: number, sessions: number, perSession: number) {
+async function measureStore(
+  store: BenchStore,
+  longPoll: RawWaker,
+  fakeUrl: string,
+  wakes: number,
+  sessions: number,
+  perSession: number,
+) {
   const served = await servedClaw(store, fakeUrl);
   try {
-    await wakeTsclaw(served.claw, served.url, WAKE_WARMUP);
-    const wake = await wakeTsclaw(served.claw, served.url, wakes);
+    const { ours: wake, theirs: rawWake } = await wakeBoth(served.claw, served.url, longPoll, wakes);
     // Warm-up: the first hundred runs are several times slower (JIT, prepared statements).
     await runTasks(served.claw, sessions, size(5, 1), "warm-up");
     await rawCalls(fakeUrl, sessions, size(5, 1));
@@ -225,7 +182,7 @@ async function measureStore(store: BenchStore, fakeUrl: string, wakes: number, s
       tasks = faster(tasks, ours);
       raw = faster(raw, theirs);
     }
-    return { wake, tasks: tasks!, raw: raw! };
+    return { wake, rawWake, tasks: tasks!, raw: raw! };
   } finally {
     await served.close();
   }
@@ -243,10 +200,11 @@ export async function run(): Promise<Row[]> {
   const { url: fakeUrl } = (await childMessages(fakeChild).next((m) => typeof m.url === "string")) as { url: string };
   let pg: Awaited<ReturnType<typeof startPgStore>> | undefined;
   try {
-    const lite = await measureStore(SQLITE, fakeUrl, wakes, sessions, perSession);
-    const liteRaw = sqliteStatuses(join(tmp.dir, "raw-wake.db"));
-    const raw = await wakeRaw(liteRaw, WAKE_WARMUP).then(() => wakeRaw(liteRaw, wakes, WAKE_WARMUP));
-    await liteRaw.close();
+    const liteRaw = await rawWaker(join(tmp.dir, "raw-wake.db"));
+    const lite = await measureStore(SQLITE, liteRaw, fakeUrl, wakes, sessions, perSession).finally(() =>
+      liteRaw.close(),
+    );
+    const raw = lite.rawWake;
     const rr = lite.raw;
     const total = sessions * perSession;
     const p = (xs: number[], q: number) => percentile(xs, q);
@@ -260,7 +218,7 @@ export async function run(): Promise<Row[]> {
         baseline: p(raw, 50),
         target: null,
         ratioNote: "time tsclaw ÷ raw (lower is better)",
-        note: `${wakes} tasks after ${WAKE_WARMUP} warm-up wake-ups (each side); raw = node:http long poll woken after a SQLite UPDATE`,
+        note: `${wakes} tasks after ${WAKE_WARMUP} warm-up wake-ups (each side), the sides taking turns in blocks of ${WAKE_BLOCK}; raw = node:http long poll woken after a SQLite UPDATE`,
       }),
       row({
         scenario: "check_task wake-up p99",
@@ -299,12 +257,13 @@ export async function run(): Promise<Row[]> {
       for (const [scenario, unit] of pgRows) rows.push(notInstalled(scenario, unit, null, pg.missing));
       return rows;
     }
-    const onPg = await measureStore(pg.peer.store, fakeUrl, wakes, sessions, perSession);
     const rawDb = await pg.peer.store.fresh();
-    const pgRaw = await pgStatuses(rawDb.db);
-    const rawPgWake = await wakeRaw(pgRaw, WAKE_WARMUP).then(() => wakeRaw(pgRaw, wakes, WAKE_WARMUP));
-    await pgRaw.close();
-    await rawDb.remove();
+    const pgRaw = await rawWaker(rawDb.db);
+    const onPg = await measureStore(pg.peer.store, pgRaw, fakeUrl, wakes, sessions, perSession).finally(async () => {
+      await pgRaw.close();
+      await rawDb.remove();
+    });
+    const rawPgWake = onPg.rawWake;
     const pgRate = (total / onPg.tasks.ms) * 1000;
     const wakeNote = (q: number) => pgVsSqlite(p(onPg.wake, q), p(ts, q), "ms", true);
     rows.push(
