@@ -3,7 +3,7 @@
  * public shapes (`Session`, `Message`). The row types come from the tables' one definition
  * (src/store/tables/session-tables.ts), so a column renamed there fails to compile here.
  */
-import { randomUUID } from "node:crypto";
+import { orderedHex } from "../core/ordered-id.js";
 import type { Narrow } from "../store/tables/columns.js";
 import type { Row } from "../store/tables/tables.js";
 import type { Message, Session, Usage } from "./session-schemas.js";
@@ -77,7 +77,7 @@ export function toMessage(r: MessageRow): Message {
 }
 
 /** A new message id. */
-export const newMessageId = () => `msg_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+export const newMessageId = () => `msg_${orderedHex()}`;
 /** A value as its JSON column (undefined: NULL). */
 export const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 /** A boolean as its 0/1 column (undefined: NULL). */

@@ -14,13 +14,13 @@
  *   `shutting_down`, `not_found`, `provider_auth_missing`).
  */
 
-import { randomUUID } from "node:crypto";
 import type { ScopedTokens } from "../access/scoped-tokens.js";
 import type { BashRunner } from "../bash/bash-runner.js";
 import type { BusService } from "../bus/bus-service.js";
 import { assertWritableBus } from "../bus/reserved-buses.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError } from "../core/errors.js";
+import { orderedHex } from "../core/ordered-id.js";
 import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
 import type { RunGates } from "./agent-loop.js";
@@ -67,7 +67,7 @@ export type { RunOptions } from "./session-jobs.js";
 
 export type { SessionRunState } from "./session-run-state.js";
 
-const newRunId = () => `run_${randomUUID().replace(/-/g, "").slice(0, 20)}`;
+const newRunId = () => `run_${orderedHex()}`;
 
 /** Owns sessions, messages and runs. */
 export class SessionService {

@@ -4,11 +4,11 @@
  * recovery. Statuses, phases and transition rules: task-schema.ts and task-status.ts.
  */
 
-import { randomUUID } from "node:crypto";
 import { savePolicy } from "../approvals/approval-policies.js";
 import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError } from "../core/errors.js";
+import { orderedUuid } from "../core/ordered-id.js";
 import type { Identity } from "../nodes/identity.js";
 import { liveNodes } from "../nodes/owners.js";
 import type { Sql } from "../store/sql.js";
@@ -191,7 +191,7 @@ export class TaskService {
       const session = await this.sessionFor(request, store.sql);
       const t = await store.insert(
         {
-          id: `task_${randomUUID()}`,
+          id: `task_${orderedUuid()}`,
           kind: "run",
           title: request.title ?? clip(firstLine, 80),
           body: null,
@@ -307,7 +307,7 @@ export class TaskService {
     const { result, replayed } = await this.idempotent("task_create", idempotencyKey, request, async (store) => {
       const t = await store.insert(
         {
-          id: `task_${randomUUID()}`,
+          id: `task_${orderedUuid()}`,
           kind: "work",
           title: request.title,
           body: request.body ?? null,
