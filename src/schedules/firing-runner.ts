@@ -180,6 +180,8 @@ export class FiringRunner {
   }
 
   private onTaskEvents(events: readonly StoredEvent[]): void {
+    // No firing waits for a task: nothing here to parse every task event of the node for.
+    if (this.byTask.size === 0) return;
     for (const e of events) {
       const { taskId, status } = JSON.parse(e.payloadJson) as { taskId?: string; status?: TaskStatus };
       if (taskId === undefined || status === undefined || !(TERMINAL.has(status) || ACTIONABLE.has(status))) continue;
