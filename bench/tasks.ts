@@ -62,8 +62,10 @@ async function rawWaker(target: string) {
       return (await messages.next((m) => Array.isArray(m.lat))).lat;
     },
     close: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
       child.stdin!.end();
-      await new Promise((r) => child.once("exit", r));
+      await exited;
     },
   };
 }
