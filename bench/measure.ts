@@ -37,9 +37,12 @@ export function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-/** Rounds of two GCs 100 ms apart the RSS must hold still for, and the most rounds to wait. */
-const STILL_ROUNDS = 10;
-const MAX_ROUNDS = 50;
+/**
+ * Rounds of two GCs 100 ms apart the RSS must hold still for, and the most rounds to wait (a
+ * smoke run's figures mean nothing, so it waits little: each of its readings cost up to 5 s).
+ */
+const STILL_ROUNDS = size(10, 2);
+const MAX_ROUNDS = size(50, 4);
 
 /**
  * The RSS in MiB once it has stopped falling after the load: two full GCs every 100 ms until
