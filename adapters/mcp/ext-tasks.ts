@@ -187,19 +187,37 @@ export async function findTask(claw: Claw, taskId: string): Promise<Task | null>
  */
 export async function answerInputs(claw: Claw, t: Task, responses: Record<string, InputResponse>): Promise<void> {
   const outstanding = await inputRequestsOf(claw, t);
+  const current = humanKey(t);
   for (const [key, response] of Object.entries(responses)) {
-    if (!(key in outstanding) || typeof response !== "object" || response === null) continue;
+    if (typeof response !== "object" || response === null) continue;
+    const human = current in outstanding && asksCurrentQuestion(claw, t, key);
+    if (!human && !(key in outstanding)) continue;
     const content = (response.content ?? {}) as Record<string, unknown>;
     const accepted = response.action === "accept";
-    if (key === humanKey(t)) {
+    if (human) {
       if (!accepted || typeof content.message !== "string" || content.message.trim() === "") continue;
       const ref = t.sessionId ? { sessionId: t.sessionId } : { sessionKey: t.sessionKey ?? "" };
       const r = await claw.do({ op: "follow_up", args: { ...ref, message: content.message } }, { transport: "mcp" });
-      if (r.ok) remember(claw, `${t.taskId}/${key}`);
+      if (r.ok) {
+        remember(claw, `${t.taskId}/${key}`);
+        remember(claw, `${t.taskId}/${current}`);
+      }
       continue;
     }
     await decideApproval(claw, key, accepted && content.decision === "approve" ? "approve" : "deny", content.note);
   }
+}
+
+/**
+ * True when `key` answers the task's human question: its current key, or the key it had at an
+ * earlier version and nobody answered. The question stays while the task waits, but its key
+ * follows the task's version, and a run still going moves that on (each tool call is a progress
+ * update): a person answering the form they were shown a moment ago must not be ignored.
+ */
+function asksCurrentQuestion(claw: Claw, t: Task, key: string): boolean {
+  const version = /^human-(\d+)$/.exec(key)?.[1];
+  if (version === undefined || Number(version) > t.version) return false;
+  return !answeredOf(claw).has(`${t.taskId}/${key}`);
 }
 
 /** Decides one pending approval (`decline`/`cancel` deny) through `approval_decide`. */

@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import { DEFAULTS } from "../config/defaults.js";
 import { ClawError } from "../core/errors.js";
 import { demoFetch } from "./demo-model.js";
+import { ModelFetch } from "./model-fetch.js";
 
 /** A provider's defaults. */
 export interface ProviderInfo {
@@ -127,16 +128,22 @@ export function providerKeyStatus(config: { provider: string; apiKey?: string; e
  */
 export class ModelClients {
   private readonly clients = new Map<string, OpenAI>();
+  private readonly transport = new ModelFetch();
 
   /** A client for `conn`. */
   get(conn: ProviderConnection): OpenAI {
     const id = `${conn.baseURL}\n${conn.apiKey}`;
     let client = this.clients.get(id);
     if (!client) {
-      const fetch = conn.provider === "demo" ? demoFetch : undefined;
+      const fetch = conn.provider === "demo" ? demoFetch : this.transport.fetch;
       client = new OpenAI({ baseURL: conn.baseURL, apiKey: conn.apiKey, maxRetries: 0, fetch });
       this.clients.set(id, client);
     }
     return client;
+  }
+
+  /** Closes the clients' connections (once no run is left to use them). */
+  close(): Promise<void> {
+    return this.transport.close();
   }
 }

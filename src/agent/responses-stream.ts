@@ -14,6 +14,7 @@ import type {
 import { ClawError } from "../core/errors.js";
 import { linkSignals } from "../core/link-signals.js";
 import { requestJson } from "./request-body.js";
+import { responseEvents } from "./response-events.js";
 import type { Usage } from "./session-schemas.js";
 import { usageOf } from "./usage.js";
 
@@ -69,16 +70,20 @@ async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSig
     store: false,
     ...(req.include && req.include.length > 0 ? { include: req.include } : {}),
   };
-  const stream = await client.responses.create(
-    { model: req.model, instructions: req.instructions, input: req.input, ...rest },
-    // The body's text, with the history's items encoded once per run rather than once per turn
-    // (request-body.ts); the client sends a string body as it is.
-    { signal, body: requestJson(req, req.input, rest), headers: { "content-type": "application/json" } },
-  );
+  const response = await client.responses
+    .create(
+      { model: req.model, instructions: req.instructions, input: req.input, ...rest },
+      // The body's text, with the history's items encoded once per run rather than once per turn
+      // (request-body.ts); the client sends a string body as it is.
+      { signal, body: requestJson(req, req.input, rest), headers: { "content-type": "application/json" } },
+    )
+    // The client sends the request and turns an error answer into its errors; the events are
+    // read here, without its Web Streams (response-events.ts).
+    .asResponse();
   // Keyed by output_index: items finish in any order when calls stream in parallel.
   const done = new Map<number, OutputItem>();
   let ended: { status: TurnOutput["status"]; usage: Usage; reason?: string; output: OutputItem[] } | undefined;
-  for await (const event of stream) {
+  for await (const event of responseEvents(response, signal)) {
     switch (event.type) {
       case "response.output_item.added":
         if (event.item.type === "function_call") req.onEvent(event);
@@ -120,7 +125,7 @@ async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSig
         if (FORWARDED.has(event.type)) req.onEvent(event);
     }
   }
-  // The SDK ends the iteration quietly when the request is aborted.
+  // The events end quietly when the request is aborted.
   if (req.signal.aborted) throw new ClawError("cancelled", "the run was aborted");
   if (!ended)
     throw new ClawError("provider_error", "the model stream ended before response.completed", { network: true }, true);

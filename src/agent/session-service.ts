@@ -343,6 +343,7 @@ export class SessionService {
     this.closed = true;
     this.control?.close();
     await this.scheduler.close();
+    await this.clients.close();
   }
 
   private updated(sessionId: string, s: Session | undefined): Session {

@@ -132,10 +132,24 @@ describe("the tasks extension over tsclaw tasks (raw 2026-07-28)", () => {
       },
       { timeout: 10_000, interval: 50 },
     );
+    // Move the task's version on, as the run's own progress does at any moment.
+    await vi.waitFor(
+      async () => {
+        const t = (await doOp("get_task", { taskId: created.taskId })).result;
+        const r = await doOp("task_update", { taskId: created.taskId, expectedVersion: t.version, title: "x!" });
+        if (!r.ok) throw new Error(JSON.stringify(r.error));
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     const asked = (await call("tasks/get", { taskId: created.taskId })).body.result;
     expect(asked.status).toBe("input_required");
+    // The key follows the task's version, which the run's progress may have moved on since
+    // (the bash call starting): the key of the version marked still answers the question.
     const key = `human-${marked.result.version}`;
-    expect(asked.inputRequests[key].method).toBe("elicitation/create");
+    const shown = Object.keys(asked.inputRequests).filter((k) => k.startsWith("human-"));
+    expect(shown).toHaveLength(1);
+    expect(Number(shown[0]!.slice(6))).toBeGreaterThan(marked.result.version);
+    expect(asked.inputRequests[shown[0]!].method).toBe("elicitation/create");
     // an unknown key is ignored; the known one is answered once
     const ack = await call("tasks/update", {
       taskId: created.taskId,
@@ -155,6 +169,21 @@ describe("the tasks extension over tsclaw tasks (raw 2026-07-28)", () => {
     );
     const after = (await call("tasks/get", { taskId: created.taskId })).body.result;
     expect(after.inputRequests?.[key]).toBeUndefined();
+    // The same key again (a client retrying, say) is answered already: nothing more is sent.
+    await call("tasks/update", {
+      taskId: created.taskId,
+      inputResponses: { [key]: { action: "accept", content: { message: "use red" } } },
+    });
+    await vi.waitFor(
+      async () =>
+        expect((await doOp("get_state", { sessionKey: "m2" })).result).toMatchObject({
+          isRunning: false,
+          pending: { followUp: 0, prompts: 0 },
+        }),
+      { timeout: 15_000, interval: 100 },
+    );
+    const sent = fake.requests.map((r) => JSON.stringify(r.body.input));
+    expect(sent.filter((input) => input.includes("use red"))).toEqual([]);
   });
 
   it("cancels through tasks/cancel (empty ack), and the task reads cancelled", async () => {
