@@ -14,7 +14,7 @@
  */
 import { pipeline, type Readable, type Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { Agent, request } from "undici";
+import { Agent, interceptors, request } from "undici";
 
 /** The Node stream of each streamed answer this fetch returned, until the answer is collected. */
 const streamedBodies = new WeakMap<Response, Readable>();
@@ -32,8 +32,10 @@ type FetchInput = string | URL | Request;
 /** One keep-alive pool for the model calls of one claw. */
 export class ModelFetch {
   // Undici's defaults, as the platform's fetch has them: idle connections closed after 4 s (or
-  // the server's keep-alive hint), 300 s for the headers and between two chunks of a body.
-  private readonly pool = new Agent();
+  // the server's keep-alive hint), 300 s for the headers and between two chunks of a body. As
+  // fetch does, redirects are followed (credentials dropped when the origin changes).
+  private readonly agent = new Agent();
+  private readonly pool = this.agent.compose(interceptors.redirect({ maxRedirections: 20 }));
 
   /** A `fetch` for the OpenAI client's `fetch` option. */
   readonly fetch = async (input: FetchInput, init: RequestInit = {}): Promise<Response> => {
@@ -71,7 +73,7 @@ export class ModelFetch {
 
   /** Closes the pool's connections; requests still running fail. */
   async close(): Promise<void> {
-    if (!this.pool.destroyed) await this.pool.destroy();
+    if (!this.agent.destroyed) await this.agent.destroy();
   }
 }
 
@@ -93,12 +95,13 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): He
 }
 
 /**
- * The body without its content coding. The client asks for none, as the platform's fetch would
- * decode one; a server or proxy that compresses anyway is still read.
+ * The body without its content coding, as fetch gives it: the client asks for none, but a proxy
+ * may compress anyway. (Undici's own decompress interceptor prints an experimental warning to
+ * the host's stderr, which a library must not.)
  */
 function decoded(body: Readable, coding: string | null): Readable {
   const decoder = DECODERS[coding?.trim().toLowerCase() ?? ""];
-  // pipeline: an error or a destroy at either end reaches the other (the failure surfaces on read).
+  // pipeline: a failure or a destroy at either end reaches the other, and surfaces on read.
   return decoder ? pipeline(body, decoder(), () => {}) : body;
 }
 

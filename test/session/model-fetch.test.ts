@@ -10,7 +10,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import OpenAI, { APIError } from "openai";
 import { Stream } from "openai/streaming";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { ModelFetch } from "../../src/agent/model-fetch.js";
 import { responseEvents } from "../../src/agent/response-events.js";
 
@@ -166,7 +166,11 @@ describe("the model transport", () => {
     await expect.poll(() => socket.closed).toBe(true);
   });
 
-  it("reads a compressed stream and a compressed error answer", async () => {
+  it("reads a compressed stream and a compressed error answer, and prints no warning to the host", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    onTestFinished(() => void process.off("warning", onWarning));
     let status = 200;
     const server = await serve((_req, res) => {
       if (status === 200) {
@@ -190,6 +194,26 @@ describe("the model transport", () => {
       message: expect.stringContaining("slow down"),
     });
     expect((err as APIError).headers?.get("retry-after")).toBe("3");
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    expect(warnings).toEqual([]);
+  });
+
+  it("follows a redirect as fetch does, without the key when the origin changes", async () => {
+    const target = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(sseText(false));
+    });
+    const origin = await serve((req, res) => {
+      const to = req.url?.startsWith("/v1/moved") ? `${target.url}/responses` : "/v1/moved/responses";
+      res.writeHead(307, { location: to });
+      res.end();
+    });
+    const { client } = clientOf(origin);
+    expect(await eventsOf(client)).toEqual(EVENTS);
+    expect(origin.requests.map((r) => r.headers.authorization)).toEqual(["Bearer sk-test", "Bearer sk-test"]);
+    expect(target.requests).toHaveLength(1);
+    expect(target.requests[0]!.headers.authorization).toBeUndefined();
+    expect(JSON.parse(target.requests[0]!.body)).toEqual(request);
   });
 
   it("throws an event carrying an error object as the client's APIError, and stops there", async () => {
