@@ -14,7 +14,7 @@
  */
 import { pipeline, type Readable, type Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { Agent, interceptors, request } from "undici";
+import { Agent, EnvHttpProxyAgent, interceptors, request } from "undici";
 
 /** The Node stream of each streamed answer this fetch returned, until the answer is collected. */
 const streamedBodies = new WeakMap<Response, Readable>();
@@ -33,8 +33,11 @@ type FetchInput = string | URL | Request;
 export class ModelFetch {
   // Undici's defaults, as the platform's fetch has them: idle connections closed after 4 s (or
   // the server's keep-alive hint), 300 s for the headers and between two chunks of a body. As
-  // fetch does, redirects are followed (credentials dropped when the origin changes).
-  private readonly agent = new Agent();
+  // fetch does, redirects are followed (credentials dropped when the origin changes), and the
+  // proxy variables (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) apply when NODE_USE_ENV_PROXY=1 makes
+  // Node's own fetch honour them.
+  private readonly agent = process.env.NODE_USE_ENV_PROXY === "1" ? new EnvHttpProxyAgent() : new Agent();
+  private closed = false;
   private readonly pool = this.agent.compose(interceptors.redirect({ maxRedirections: 20 }));
 
   /** A `fetch` for the OpenAI client's `fetch` option. */
@@ -73,7 +76,9 @@ export class ModelFetch {
 
   /** Closes the pool's connections; requests still running fail. */
   async close(): Promise<void> {
-    if (!this.agent.destroyed) await this.agent.destroy();
+    if (this.closed) return;
+    this.closed = true;
+    await this.agent.destroy();
   }
 }
 

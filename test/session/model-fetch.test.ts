@@ -5,8 +5,8 @@
  * client's APIError with its status and headers, connections are reused and closed with the
  * claw, and an abort ends a stream at once.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import OpenAI, { APIError } from "openai";
 import { Stream } from "openai/streaming";
@@ -214,6 +214,60 @@ describe("the model transport", () => {
     expect(target.requests).toHaveLength(1);
     expect(target.requests[0]!.headers.authorization).toBeUndefined();
     expect(JSON.parse(target.requests[0]!.body)).toEqual(request);
+  });
+
+  it("goes through HTTP_PROXY when NODE_USE_ENV_PROXY=1 says Node's fetch would", async () => {
+    const target = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(sseText(false));
+    });
+    const proxied: string[] = [];
+    const proxy = createServer((req, res) => {
+      // An absolute-form request (a proxy that is not tunnelled): forward it.
+      proxied.push(`${req.method} ${req.url}`);
+      req.pipe(
+        httpRequest(req.url!, { method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        }),
+      );
+    });
+    proxy.on("connect", (req, client: Socket, head) => {
+      proxied.push(`CONNECT ${req.url}`);
+      const [host, port] = req.url!.split(":");
+      const upstream = connect(Number(port), host!, () => {
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        upstream.write(head);
+        upstream.pipe(client).pipe(upstream);
+      });
+      upstream.on("error", () => client.destroy());
+      client.on("error", () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => {
+      proxy.closeAllConnections();
+      proxy.close();
+    });
+    const saved = { use: process.env.NODE_USE_ENV_PROXY, http: process.env.HTTP_PROXY, no: process.env.NO_PROXY };
+    onTestFinished(() => {
+      for (const [name, value] of [
+        ["NODE_USE_ENV_PROXY", saved.use],
+        ["HTTP_PROXY", saved.http],
+        ["NO_PROXY", saved.no],
+      ])
+        if (value === undefined) delete process.env[name!];
+        else process.env[name!] = value;
+    });
+    process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    delete process.env.NO_PROXY;
+    const direct = clientOf(target).client; // without NODE_USE_ENV_PROXY: straight to the server
+    expect(await eventsOf(direct)).toEqual(EVENTS);
+    expect(proxied).toEqual([]);
+    process.env.NODE_USE_ENV_PROXY = "1";
+    expect(await eventsOf(clientOf(target).client)).toEqual(EVENTS);
+    const host = new URL(target.url).host;
+    expect(proxied).toHaveLength(1);
+    expect(proxied[0]).toMatch(new RegExp(`^(CONNECT ${host}|POST http://${host}/v1/responses)$`));
   });
 
   it("throws an event carrying an error object as the client's APIError, and stops there", async () => {
