@@ -10,6 +10,7 @@ import type { RunStart } from "../agent/run-rows.js";
 import type { LeaseRelease, LeaveWith } from "../agent/session-gate.js";
 import type { ClawError } from "../core/errors.js";
 import { toClawError } from "../core/errors.js";
+import { HeldProgress, type PendingProgress } from "./held-progress.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult, TaskSession } from "./session-port.js";
 import { endedInError, markInterrupted, taskError } from "./task-errors.js";
@@ -32,6 +33,8 @@ interface TaskJob {
   leaving: Deferred<LeaseRelease | undefined>;
   /** Settled once the task's end is written (or will not be). */
   released: Deferred<void>;
+  /** Its run's progress, an assistant message's held for the change after it. */
+  progress: HeldProgress;
 }
 
 /** Runs queued run tasks. */
@@ -101,22 +104,28 @@ export class TaskRunner {
       writes: Promise.resolve(),
       leaving: deferred(),
       released: deferred(),
+      progress: new HeldProgress((p) => this.queueProgress(task.id, job, p)),
     };
     this.jobs.set(task.id, job);
     job.done = start(job, (e) => {
-      job.writes = job.writes.then(() => this.onEvent(task.id, e));
+      const p = job.progress.add(progressOf(e), e.type === "message");
+      if (p) this.queueProgress(task.id, job, p);
     })
       .then(
         async (result) => {
+          // The run's last message (its answer) goes with the task's end.
+          const last = job.progress.take();
           await job.writes;
           // The task's end gives the session's lease back in the same statement (several
           // nodes): the lease is held until the end is written, and it costs no round trip.
           const release = await job.leaving.promise;
-          const t = await this.finish(task.id, result, release);
+          const t = await this.finish(task.id, result, release, last);
           const ms = t?.startedAt ? Date.now() - t.startedAt : 0;
           this.telemetry?.recordRun(task.id, t?.status ?? result.status, ms, result.usage, result.error?.code ?? null);
         },
         async (err: unknown) => {
+          const last = job.progress.take();
+          if (last) this.queueProgress(task.id, job, last);
           await job.writes;
           await this.notRun(task, job, toClawError(err));
         },
@@ -227,10 +236,13 @@ export class TaskRunner {
     );
   }
 
-  private async onEvent(taskId: string, e: AgentEvent): Promise<void> {
+  /** Writes `p` after the job's writes before it. */
+  private queueProgress(taskId: string, job: TaskJob, p: PendingProgress): void {
+    job.writes = job.writes.then(() => this.writeProgress(taskId, p));
+  }
+
+  private async writeProgress(taskId: string, p: PendingProgress): Promise<void> {
     try {
-      const p = progressOf(e);
-      if (!p.update && !p.phase) return;
       await this.store.change(taskId, (t) => {
         if (TERMINAL.has(t.status)) return undefined; // cancelled or interrupted: the record is final
         const phase = t.status === "in_progress" ? p.phase : undefined; // blocked keeps waiting_human
@@ -248,7 +260,10 @@ export class TaskRunner {
     taskId: string,
     result: Omit<TaskRunResult, "usage">,
     release?: LeaseRelease,
+    /** Progress still held (the run's answer): its timeline lines go first. */
+    last?: PendingProgress,
   ): Promise<TaskRecord | undefined> {
+    const lines = last?.timeline ?? [];
     const summary = typeof result.text === "string" && result.text.trim() !== "" ? result.text : null;
     const written = await this.store.change(
       taskId,
@@ -263,13 +278,14 @@ export class TaskRunner {
           const text = summary ? clip(summary) : error ? `failed: ${clip(error.message, 200)}` : `run ended: ${status}`;
           return {
             patch: { status, phase: "ended", endedAt: now, summary, error, latestUpdate: { at: now, text } },
-            timeline: `run ended: ${status}`,
+            timeline: [...lines, `run ended: ${status}`],
           };
         }
         if (ACTIONABLE.has(t.status)) {
+          const latestUpdate = last?.update ? { at: now, text: last.update } : undefined;
           return {
-            patch: { phase: "waiting_human", summary: summary ?? t.summary },
-            timeline: `run ended; the task stays ${t.status}`,
+            patch: { phase: "waiting_human", summary: summary ?? t.summary, latestUpdate },
+            timeline: [...lines, `run ended; the task stays ${t.status}`],
           };
         }
         if (summary && t.summary === null && TERMINAL.has(t.status)) return { patch: { summary } };

@@ -47,7 +47,8 @@ export interface Carry {
 /** A change `TaskStore.change` makes: the fields, and the timeline line to append (if any). */
 export interface TaskChange {
   patch: TaskPatch;
-  timeline?: string;
+  /** One line, or several lines written at the same version. */
+  timeline?: string | readonly string[];
 }
 
 /** Tasks and receipts. */
@@ -177,7 +178,7 @@ export class TaskStore {
   }
 
   /** One compare-and-set UPDATE of `current`; undefined when its version moved meanwhile. */
-  private async write(current: TaskRecord, patch: TaskPatch, timeline: string | undefined, carry: Carry = {}) {
+  private async write(current: TaskRecord, patch: TaskPatch, timeline: TaskChange["timeline"], carry: Carry = {}) {
     const now = Date.now();
     const keys = (Object.keys(patch) as (keyof TaskPatch)[]).filter((k) => patch[k] !== undefined);
     const params: SqlValue[] = keys.map((k) =>
@@ -186,15 +187,18 @@ export class TaskStore {
     const sets = keys.map((k) => `${COLUMNS[k]} = ?`);
     sets.push("version = version + 1", "updated_at = ?");
     params.push(now);
-    if (timeline !== undefined) {
-      const entry: TimelineEntry = {
-        at: now,
-        version: current.version + 1,
-        status: patch.status ?? current.status,
-        phase: patch.phase ?? current.phase,
-        text: timeline,
-      };
-      const list = [...current.timeline, entry];
+    const lines = timeline === undefined ? [] : typeof timeline === "string" ? [timeline] : timeline;
+    if (lines.length > 0) {
+      const entries = lines.map(
+        (text): TimelineEntry => ({
+          at: now,
+          version: current.version + 1,
+          status: patch.status ?? current.status,
+          phase: patch.phase ?? current.phase,
+          text,
+        }),
+      );
+      const list = [...current.timeline, ...entries];
       if (list.length > TIMELINE_LIMIT) list.splice(1, list.length - TIMELINE_LIMIT);
       sets.push("timeline = ?");
       params.push(JSON.stringify(list));

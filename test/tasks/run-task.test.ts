@@ -212,6 +212,10 @@ test("a task's run reports progress: phase, latestUpdate and a compact timeline"
   expect(t.latestUpdate?.text).toBe("finished the job");
   expect(t.elapsedMs).toBeGreaterThanOrEqual(0);
   expect(t.elapsedMs).toBe(t.endedAt! - t.createdAt);
+  // The answer's progress went with the run's end: one write, one version, for both lines.
+  const [answerLine, endLine] = t.timeline!.slice(-2);
+  expect(answerLine).toMatchObject({ text: "assistant: finished the job", version: t.version });
+  expect(endLine).toMatchObject({ text: "run ended: completed", version: t.version });
 });
 
 test("the timeline stays bounded on long runs", async () => {
