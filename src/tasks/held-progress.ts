@@ -1,10 +1,11 @@
 /**
- * A run's progress on its way to the task, with an assistant message's held for the change that
- * follows it. A message is followed at once by the tool calls it made, or by the run's end:
- * written with that change, it costs no write (no statement, no task version, no task event) of
- * its own, and nothing of it is lost: its text stays the latest update unless the next change
- * brings a newer one, and its timeline line goes in with the next change's. If nothing follows
- * within `HOLD_MS` it is written alone, as before.
+ * A run's progress on its way to the task, with the progress of an event that is always followed
+ * at once by another held for the change that follows it: an assistant message (followed by the
+ * tool calls it made, or by the run's end) and a tool call's end (followed by the next call, or
+ * the next turn's start). Written with that change, it costs no write (no statement, no task
+ * version, no task event) of its own, and nothing of it is lost: its text stays the latest
+ * update unless the next change brings a newer one, and its timeline line goes in with the next
+ * change's. If nothing follows within `HOLD_MS` it is written alone, as before.
  */
 import type { Progress } from "./run-events.js";
 import type { TaskPhase } from "./task-schema.js";
@@ -32,7 +33,7 @@ export class HeldProgress {
 
   /**
    * Takes the progress of one event. Returns what to write now (with anything held before it),
-   * or undefined: nothing to write, or held (`hold`: an assistant message).
+   * or undefined: nothing to write, or held (`hold`: see `holds`).
    */
   add(p: Progress, hold: boolean): PendingProgress | undefined {
     if (!p.update && !p.phase) return undefined;
@@ -64,4 +65,9 @@ function after(before: PendingProgress | undefined, p: Progress): PendingProgres
     update: p.update ?? before?.update,
     timeline: [...(before?.timeline ?? []), ...(p.timeline !== undefined ? [p.timeline] : [])],
   };
+}
+
+/** Events whose progress waits for the change after them. */
+export function holds(e: { type: string }): boolean {
+  return e.type === "message" || e.type === "tool_execution_end";
 }

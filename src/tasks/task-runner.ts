@@ -10,7 +10,7 @@ import type { RunStart } from "../agent/run-rows.js";
 import type { LeaseRelease, LeaveWith } from "../agent/session-gate.js";
 import type { ClawError } from "../core/errors.js";
 import { toClawError } from "../core/errors.js";
-import { HeldProgress, type PendingProgress } from "./held-progress.js";
+import { HeldProgress, holds, type PendingProgress } from "./held-progress.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult, TaskSession } from "./session-port.js";
 import { endedInError, markInterrupted, taskError } from "./task-errors.js";
@@ -108,7 +108,7 @@ export class TaskRunner {
     };
     this.jobs.set(task.id, job);
     job.done = start(job, (e) => {
-      const p = job.progress.add(progressOf(e), e.type === "message");
+      const p = job.progress.add(progressOf(e), holds(e));
       if (p) this.queueProgress(task.id, job, p);
     })
       .then(
