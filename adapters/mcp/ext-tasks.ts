@@ -51,9 +51,22 @@ export function declaresTasks(envelope: Record<string, unknown> | undefined): bo
 /** The data of a -32021 error naming the extension. */
 export const REQUIRED_TASKS = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
 
-/** Key of the input request of a needs_human/blocked task at one version. */
-export function humanKey(t: Pick<Task, "version">): string {
-  return `human-${t.version}`;
+/**
+ * Key of the input request of a needs_human/blocked task: the version its current wait began at
+ * (the timeline's entry of the status change), so the key holds while the run's progress moves
+ * the version on, and an answered question is not asked again until the task waits anew. The
+ * task's own version when its timeline is not at hand (`findTask` reads it).
+ */
+export function humanKey(t: Pick<Task, "version" | "status" | "timeline">): string {
+  return `human-${waitStart(t) ?? t.version}`;
+}
+
+/** The version of the first of the timeline's last entries that have the task's status now. */
+function waitStart(t: Pick<Task, "status" | "timeline">): number | undefined {
+  const list = t.timeline ?? [];
+  let start: number | undefined;
+  for (let i = list.length - 1; i >= 0 && list[i]!.status === t.status; i--) start = list[i]!.version;
+  return start;
 }
 
 /** The form asking a person for the message a needs_human/blocked task waits for. */
@@ -176,7 +189,7 @@ export async function detailedTask(claw: Claw, t: Task): Promise<WireTask> {
 
 /** Reads a tsclaw task; null when there is none the caller may see. */
 export async function findTask(claw: Claw, taskId: string): Promise<Task | null> {
-  const r = await claw.do({ op: "get_task", args: { taskId } }, { transport: "mcp" });
+  const r = await claw.do({ op: "get_task", args: { taskId, include: ["timeline"] } }, { transport: "mcp" });
   return r.ok ? (r.result as Task) : null;
 }
 
@@ -209,10 +222,10 @@ export async function answerInputs(claw: Claw, t: Task, responses: Record<string
 }
 
 /**
- * True when `key` answers the task's human question: its current key, or the key it had at an
- * earlier version and nobody answered. The question stays while the task waits, but its key
- * follows the task's version, and a run still going moves that on (each tool call is a progress
- * update): a person answering the form they were shown a moment ago must not be ignored.
+ * True when `key` answers the task's human question: its current key, or a key of an earlier
+ * version nobody answered (a form shown before a long wait's timeline was cut, or by a server
+ * that keyed questions by the task's version): a person answering the form they were shown must
+ * not be ignored.
  */
 function asksCurrentQuestion(claw: Claw, t: Task, key: string): boolean {
   const version = /^human-(\d+)$/.exec(key)?.[1];
