@@ -14,7 +14,17 @@
  */
 import { pipeline, type Readable, type Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { Agent, EnvHttpProxyAgent, interceptors, request } from "undici";
+import type { Dispatcher } from "undici";
+
+/**
+ * undici, loaded with the first model call: it takes ~160 ms to load, which a process that never
+ * calls a model (`tsclaw do`, a claw serving only the bus) should not pay at its start.
+ */
+let undici: Promise<typeof import("undici")> | undefined;
+function loadUndici(): Promise<typeof import("undici")> {
+  undici ??= import("undici");
+  return undici;
+}
 
 /** The Node stream of each streamed answer this fetch returned, until the answer is collected. */
 const streamedBodies = new WeakMap<Response, Readable>();
@@ -36,9 +46,17 @@ export class ModelFetch {
   // fetch does, redirects are followed (credentials dropped when the origin changes), and the
   // proxy variables (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) apply when NODE_USE_ENV_PROXY=1 makes
   // Node's own fetch honour them.
-  private readonly agent = process.env.NODE_USE_ENV_PROXY === "1" ? new EnvHttpProxyAgent() : new Agent();
+  private pool: { agent: Dispatcher; compose: Dispatcher } | undefined;
   private closed = false;
-  private readonly pool = this.agent.compose(interceptors.redirect({ maxRedirections: 20 }));
+
+  /** The pool, made at the first call. */
+  private dispatcher(u: typeof import("undici")): Dispatcher {
+    if (!this.pool) {
+      const agent = process.env.NODE_USE_ENV_PROXY === "1" ? new u.EnvHttpProxyAgent() : new u.Agent();
+      this.pool = { agent, compose: agent.compose(u.interceptors.redirect({ maxRedirections: 20 })) };
+    }
+    return this.pool.compose;
+  }
 
   /** A `fetch` for the OpenAI client's `fetch` option. */
   readonly fetch = async (input: FetchInput, init: RequestInit = {}): Promise<Response> => {
@@ -50,12 +68,14 @@ export class ModelFetch {
       !(body === undefined || typeof body === "string" || body instanceof Uint8Array)
     )
       return globalThis.fetch(input, init);
-    const answer = await request(url, {
+    const u = await loadUndici();
+    if (this.closed) throw new TypeError("fetch failed: the model clients are closed");
+    const answer = await u.request(url, {
       method: (init.method ?? "GET") as "GET",
       headers: headerRecord(init.headers),
       body,
       signal: init.signal ?? undefined,
-      dispatcher: this.pool,
+      dispatcher: this.dispatcher(u),
     });
     const headers = responseHeaders(answer.headers);
     const stream = decoded(answer.body, headers.get("content-encoding"));
@@ -78,7 +98,7 @@ export class ModelFetch {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.agent.destroy();
+    if (this.pool) await this.pool.agent.destroy();
   }
 }
 
