@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from "@modelcontextprotocol/server";
 import type { Claw } from "../../src/claw/claw.js";
+import { headersFrom } from "../../src/core/node-headers.js";
 import { FixtureTasks } from "./conformance-tools.js";
 import { createModernServer } from "./modern-server.js";
 import { isTaskListen, serveTaskListen } from "./task-listen.js";
@@ -25,11 +26,7 @@ export interface ModernOptions {
 }
 
 function webRequest(req: IncomingMessage, text: string, signal?: AbortSignal): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
+  const headers = headersFrom(req.headers);
   return new Request(`http://${req.headers.host ?? "localhost"}/mcp`, { method: "POST", headers, body: text, signal });
 }
 

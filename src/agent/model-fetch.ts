@@ -15,6 +15,7 @@
 import { pipeline, type Readable, type Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
+import { headersFrom } from "../core/node-headers.js";
 
 /**
  * undici, loaded with the first model call: it takes ~160 ms to load, which a process that never
@@ -77,7 +78,7 @@ export class ModelFetch {
       signal: init.signal ?? undefined,
       dispatcher: this.dispatcher(u),
     });
-    const headers = responseHeaders(answer.headers);
+    const headers = headersFrom(answer.headers);
     const stream = decoded(answer.body, headers.get("content-encoding"));
     const status = answer.statusCode;
     if (NO_BODY.has(status)) {
@@ -107,16 +108,6 @@ function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
   // Headers, pairs or a record: whichever form, Headers reads it the way fetch would.
   for (const [name, value] of new Headers(headers)) record[name] = value;
   return record;
-}
-
-function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else headers.set(name, value);
-  }
-  return headers;
 }
 
 /**
