@@ -155,8 +155,8 @@ describe("the model transport", () => {
     const { client, transport } = clientOf(server);
     for (let i = 0; i < 5; i++) {
       expect(await eventsOf(client)).toEqual(EVENTS);
-      // The connection goes back to the pool a moment after the body's end.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The connection goes back to the pool in the turn of the loop after the body's end.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     const socket = server.requests[0]!.socket;
     expect(server.requests.every((r) => r.socket === socket)).toBe(true);
@@ -291,15 +291,17 @@ describe("the model transport", () => {
     let cutIt = false;
     const server = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(`data: ${JSON.stringify(EVENTS[0])}\n\n`);
-      if (cutIt) setTimeout(() => res.socket?.destroy(), 20);
+      // Cut: the connection dropped once the first event is on its way.
+      res.write(`data: ${JSON.stringify(EVENTS[0])}\n\n`, () => cutIt && res.socket?.destroy());
     });
     const { client } = clientOf(server);
     const abort = new AbortController();
     const response = await client.responses.create(request, { signal: abort.signal }).asResponse();
     const seen: unknown[] = [];
-    setTimeout(() => abort.abort(), 50);
-    for await (const event of responseEvents(response, abort.signal)) seen.push(event);
+    for await (const event of responseEvents(response, abort.signal)) {
+      seen.push(event);
+      abort.abort(); // the stream stalls after its first event: abort it there
+    }
     expect(seen).toEqual([EVENTS[0]]);
     await expect.poll(() => server.requests[0]!.socket.closed).toBe(true);
 

@@ -3,7 +3,7 @@
  * into that change with both timeline lines, written alone when nothing follows in time, and
  * taken whole by the run's end.
  */
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 import { HeldProgress, type PendingProgress } from "../../src/tasks/held-progress.js";
 
 test("a held message goes with the next change: its phase and update win, both lines are kept", () => {
@@ -39,7 +39,6 @@ test("a message nothing follows is written alone once its time is up", async () 
   const flushed: PendingProgress[] = [];
   const held = new HeldProgress((p) => flushed.push(p), 20);
   held.add({ update: "alone", timeline: "assistant: alone" }, true);
-  await new Promise((resolve) => setTimeout(resolve, 80));
-  expect(flushed).toEqual([{ update: "alone", timeline: ["assistant: alone"] }]);
+  await vi.waitFor(() => expect(flushed).toEqual([{ update: "alone", timeline: ["assistant: alone"] }]));
   expect(held.take()).toBeUndefined();
 });
