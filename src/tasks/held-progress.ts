@@ -10,8 +10,8 @@
 import type { Progress } from "./run-events.js";
 import type { TaskPhase } from "./task-schema.js";
 
-/** The longest a message's progress waits for the change that follows it. */
-export const HOLD_MS = 250;
+/** The longest held progress waits for the change that follows it. */
+const HOLD_MS = 250;
 
 /** Progress to write: the phase and latest update to set, and the timeline lines to append. */
 export interface PendingProgress {

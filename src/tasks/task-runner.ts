@@ -33,7 +33,7 @@ interface TaskJob {
   leaving: Deferred<LeaseRelease | undefined>;
   /** Settled once the task's end is written (or will not be). */
   released: Deferred<void>;
-  /** Its run's progress, an assistant message's held for the change after it. */
+  /** Its run's progress on the way to the task (some events' held for the change after them). */
   progress: HeldProgress;
 }
 
