@@ -1,14 +1,15 @@
 /**
  * One run of a stored session: stores its first user message, loads the history once, and runs
  * the agent loop (agent-loop.ts) with the session's tables as its storage and inbox, the model
- * through the ModelCaller and bash as its tool; then records the run's end. Every output item
- * is stored verbatim as it arrives and replayed unchanged; steering and follow-ups come from the
- * session's durable queue.
+ * through the ModelCaller and bash as its tool; then records the run's end (or hands it to the
+ * write that ends its task). Every output item is stored verbatim as it arrives and replayed
+ * unchanged; steering and follow-ups come from the session's durable queue.
  */
 import type OpenAI from "openai";
 import type { BashRunner } from "../bash/bash-runner.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
+import type { CarriedWrite } from "../store/sql.js";
 import { type AgentLoopConfig, type CallGate, type LoopProgress, RunPaused, runAgentLoop } from "./agent-loop.js";
 import { bashTool } from "./bash-tool.js";
 import type { ContextCache } from "./context-cache.js";
@@ -47,6 +48,11 @@ export interface AgentRunContext {
   gate?: CallGate;
   /** The run row's write, still under way: awaited before the run's end is recorded. Default: written */
   recorded?: Promise<void>;
+  /**
+   * Takes the run row's end instead of the run writing it (a task's run on PostgreSQL: the
+   * task's end carries it, see CarriedWrite). Default: the run writes it before `agent_end`
+   */
+  carryEnd?: (end: CarriedWrite) => void;
 }
 
 /**
@@ -173,7 +179,9 @@ async function endRun(
   if (error) result.error = error;
   if (refusal) result.refusal = true;
   await ctx.recorded;
-  await store.runs.end(runId, { status, turns, toolCalls, usage, error });
+  const end = { status, turns, toolCalls, usage, error };
+  if (ctx.carryEnd) ctx.carryEnd(store.runs.endToCarry(runId, end));
+  else await store.runs.end(runId, end);
   events.emit({
     type: "agent_end",
     status,

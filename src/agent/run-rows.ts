@@ -4,7 +4,7 @@
  * and the rows a gone node left running. Reached as `SessionStore.runs`.
  */
 import { ownerGone } from "../nodes/owners.js";
-import type { Sql, SqlValue } from "../store/sql.js";
+import type { CarriedWrite, Sql, SqlValue } from "../store/sql.js";
 import type { RunEnd, RunTotals } from "./session-rows.js";
 
 /** A read a run makes inside one of its own statements (one round trip instead of two). */
@@ -94,19 +94,22 @@ export class RunRows {
 
   /** Records a run's end. */
   async end(runId: string, end: RunEnd): Promise<void> {
-    await this.sql.run(R.end, [
-      end.status,
-      end.turns,
-      end.toolCalls,
-      end.usage.input,
-      end.usage.output,
-      end.usage.cachedInput,
-      end.usage.reasoning,
-      end.usage.cost,
-      end.error ? JSON.stringify(end.error) : null,
-      Date.now(),
-      runId,
-    ]);
+    await this.sql.run(R.end, endParams(runId, end));
+  }
+
+  /**
+   * A run's end as another write can carry it (a task's end, which gives the session's lease
+   * back in the same statement): see CarriedWrite. `write` runs it alone when none did.
+   */
+  endToCarry(runId: string, end: RunEnd): CarriedWrite {
+    return { sql: R.end, params: endParams(runId, end), done: false };
+  }
+
+  /** Runs `end` (from endToCarry) unless a statement carried it already. */
+  async write(end: CarriedWrite): Promise<void> {
+    if (end.done) return;
+    await this.sql.run(end.sql, end.params);
+    end.done = true;
   }
 
   /** Agent runs, tokens and cost over every run (compactions' tokens included). */
@@ -134,4 +137,22 @@ export class RunRows {
     const paused = " AND id NOT IN (SELECT run_id FROM approvals WHERE resumed_at IS NULL)";
     return (await this.sql.run(R.interrupt + gone.sql + paused, [error, Date.now(), ...gone.params])).changes;
   }
+}
+
+/** The parameters of R.end for `end`. */
+function endParams(runId: string, end: RunEnd): SqlValue[] {
+  return [
+    end.status,
+
+    end.turns,
+    end.toolCalls,
+    end.usage.input,
+    end.usage.output,
+    end.usage.cachedInput,
+    end.usage.reasoning,
+    end.usage.cost,
+    end.error ? JSON.stringify(end.error) : null,
+    Date.now(),
+    runId,
+  ];
 }

@@ -10,25 +10,21 @@
  * process the only runner: the local gate admits at once and costs nothing.
  */
 import { ClawError } from "../core/errors.js";
-import type { Sql, SqlValue } from "../store/sql.js";
+import type { CarriedWrite, Sql } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
 
 /**
  * The statement that gives a session's lease back (a DELETE), for a job to run inside a
  * statement of its own end (a data-modifying CTE on PostgreSQL): one round trip for both.
- * `done` is set once a statement carrying it has run.
  */
-export interface LeaseRelease {
-  readonly sql: string;
-  readonly params: readonly SqlValue[];
-  done: boolean;
-}
+export type LeaseRelease = CarriedWrite;
 
 /**
- * A job's own end, offered the lease's release (undefined when there is no lease: one process);
- * resolves once that end is written or will not be (`release.done` says whether it carried it).
+ * A job's own end, offered the lease's release (undefined when there is no lease: one process)
+ * and, from a run whose row's end is still to write (PostgreSQL), that write; resolves once
+ * that end is written or will not be (each write's `done` says whether it carried it).
  */
-export type LeaveWith = (release: LeaseRelease | undefined) => Promise<void>;
+export type LeaveWith = (release: LeaseRelease | undefined, runEnd?: CarriedWrite) => Promise<void>;
 
 /** Admits a session's next job, across nodes. */
 export interface SessionGate {

@@ -13,6 +13,7 @@ import type { BusService } from "../bus/bus-service.js";
 import type { ClawConfig } from "../config/claw-config.js";
 import { ClawError, toClawError } from "../core/errors.js";
 import { linkSignals } from "../core/link-signals.js";
+import type { CarriedWrite } from "../store/sql.js";
 import type { AgentEvent } from "./agent-events.js";
 import { type CallGate, type RunGates, RunPaused } from "./agent-loop.js";
 import { executeRun, type RunMessage } from "./agent-run.js";
@@ -98,6 +99,7 @@ export function runJob(
         .catch(() => {});
     caller.reject(failed ?? reason);
   };
+  const { carryEnd, leave } = runEndCarried(deps, runId, opts.leave);
   // The session is gone or its provider has no key: the caller hears it now, not in its turn.
   a.prepared.catch((err: unknown) => {
     failed = toClawError(err);
@@ -108,7 +110,7 @@ export function runJob(
     runId,
     taskId: opts.taskId,
     order: opts.order,
-    leave: opts.leave,
+    leave,
     controller,
     result: caller.promise,
     drop,
@@ -150,7 +152,16 @@ export function runJob(
         try {
           result = await executeRun(
             { config, store, bash, model, client, events, contexts },
-            { session, runId, taskId: opts.taskId, signal: controller.signal, token: token?.token, gate, recorded },
+            {
+              session,
+              runId,
+              taskId: opts.taskId,
+              signal: controller.signal,
+              token: token?.token,
+              gate,
+              recorded,
+              carryEnd,
+            },
             first,
           );
         } finally {
@@ -167,6 +178,36 @@ export function runJob(
         // Paused on a call (closing, or taken over): it resumes later, from storage.
         else if (err instanceof RunPaused) caller.reject(new ClawError("shutting_down", err.message));
         else caller.reject(toClawError(err));
+      }
+    },
+  };
+}
+
+/**
+ * A task's run on PostgreSQL leaves its row's end for the task's end to carry (one statement
+ * less per run): the row is ended in the statement that gives the session's lease back, or alone
+ * once that statement did not carry it (the task had nothing to write, or the write failed).
+ * Returns the run's `carryEnd` and the job's `leave` (as given where nothing is carried).
+ */
+function runEndCarried(
+  deps: JobDeps,
+  runId: string,
+  leave: LeaveWith | undefined,
+): { carryEnd?: (end: CarriedWrite) => void; leave?: LeaveWith } {
+  if (!leave || deps.store.sql.dialect !== "postgres") return { leave };
+  let runEnd: CarriedWrite | undefined;
+  return {
+    carryEnd: (end) => {
+      runEnd = end;
+    },
+    leave: async (release) => {
+      try {
+        await leave(release, runEnd);
+      } finally {
+        if (runEnd)
+          await deps.store.runs
+            .write(runEnd)
+            .catch((err: unknown) => deps.config.log(`tsclaw: run ${runId}: could not record its end: ${String(err)}`));
       }
     },
   };

@@ -10,6 +10,17 @@
 /** A value a placeholder can take. */
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 
+/**
+ * A write handed to another statement to carry (on PostgreSQL a data-modifying CTE of it: one
+ * round trip for both). `done` is set once a statement carrying it has run; whoever handed it
+ * over runs it alone when no statement did.
+ */
+export interface CarriedWrite {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+  done: boolean;
+}
+
 /** What a statement that returns no rows reports. */
 export interface SqlRunResult {
   /** Rows inserted, updated or deleted. */

@@ -7,7 +7,7 @@
  */
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { RunStart } from "../agent/run-rows.js";
-import type { LeaseRelease, LeaveWith } from "../agent/session-gate.js";
+import type { LeaveWith } from "../agent/session-gate.js";
 import type { ClawError } from "../core/errors.js";
 import { toClawError } from "../core/errors.js";
 import { HeldProgress, holds, type PendingProgress } from "./held-progress.js";
@@ -17,7 +17,7 @@ import { endedInError, markInterrupted, taskError } from "./task-errors.js";
 import { pausedTasks } from "./task-recovery.js";
 import type { TaskStatus } from "./task-schema.js";
 import { ACTIONABLE, TERMINAL } from "./task-status.js";
-import type { TaskRecord, TaskStore } from "./task-store.js";
+import type { Carry, TaskRecord, TaskStore } from "./task-store.js";
 import type { TaskTelemetry } from "./telemetry.js";
 
 /** A task handed to its session's queue. */
@@ -29,8 +29,11 @@ interface TaskJob {
   done: Promise<void>;
   /** The job's writes to its task, one after another in the order its run reported them. */
   writes: Promise<unknown>;
-  /** The session lease's release, handed over once the run's job is over (undefined: no lease). */
-  leaving: Deferred<LeaseRelease | undefined>;
+  /**
+   * What the task's end write may carry, handed over once the run's job is over: the session
+   * lease's release (none: no lease) and the run row's end (none: the run wrote it).
+   */
+  leaving: Deferred<Carry>;
   /** Settled once the task's end is written (or will not be). */
   released: Deferred<void>;
   /** Its run's progress on the way to the task (some events' held for the change after them). */
@@ -116,10 +119,11 @@ export class TaskRunner {
           // The run's last message (its answer) goes with the task's end.
           const last = job.progress.take();
           await job.writes;
-          // The task's end gives the session's lease back in the same statement (several
-          // nodes): the lease is held until the end is written, and it costs no round trip.
-          const release = await job.leaving.promise;
-          const t = await this.finish(task.id, result, release, last);
+          // The task's end gives the session's lease back and ends the run's row in the same
+          // statement (PostgreSQL): the lease is held until the end is written, and neither costs
+          // a round trip.
+          const carry = await job.leaving.promise;
+          const t = await this.finish(task.id, result, carry, last);
           const ms = t?.startedAt ? Date.now() - t.startedAt : 0;
           this.telemetry?.recordRun(task.id, t?.status ?? result.status, ms, result.usage, result.error?.code ?? null);
         },
@@ -255,11 +259,11 @@ export class TaskRunner {
     }
   }
 
-  /** Records the run's outcome (carrying `release` when given); returns the task as it ends up. */
+  /** Records the run's outcome (with what `carry` holds); returns the task as it ends up. */
   private async finish(
     taskId: string,
     result: Omit<TaskRunResult, "usage">,
-    release?: LeaseRelease,
+    carry: Carry = {},
     /** Progress still held (the run's answer): its timeline lines go first. */
     last?: PendingProgress,
   ): Promise<TaskRecord | undefined> {
@@ -291,7 +295,7 @@ export class TaskRunner {
         if (summary && t.summary === null && TERMINAL.has(t.status)) return { patch: { summary } };
         return undefined;
       },
-      { release },
+      carry,
     );
     return written ?? this.store.find(taskId);
   }
@@ -311,10 +315,10 @@ function deferred<T>(): Deferred<T> {
   return { promise, resolve };
 }
 
-/** The job's `leave`: hands the lease's release to the task's end; resolves once that end is written. */
+/** The job's `leave`: hands the lease's release and the run's end to the task's end; resolves once that end is written. */
 function leaveWith(job: TaskJob): LeaveWith {
-  return (release) => {
-    job.leaving.resolve(release);
+  return (release, runEnd) => {
+    job.leaving.resolve({ release, runEnd });
     return job.released.promise;
   };
 }

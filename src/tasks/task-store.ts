@@ -13,9 +13,8 @@
  */
 
 import type { RunStart } from "../agent/run-rows.js";
-import type { LeaseRelease } from "../agent/session-gate.js";
 import { ClawError } from "../core/errors.js";
-import type { Sql, SqlValue } from "../store/sql.js";
+import type { CarriedWrite, Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
 import { KnownTasks } from "./known-tasks.js";
 import {
@@ -40,7 +39,10 @@ const CHANGE_ATTEMPTS = 20;
 
 /** What a task's write may carry in its statement (see TaskStore.change). */
 export interface Carry {
-  release?: LeaseRelease;
+  /** The session lease's release. */
+  release?: CarriedWrite;
+  /** The run row's end. */
+  runEnd?: CarriedWrite;
   start?: RunStart;
 }
 
@@ -149,10 +151,10 @@ export class TaskStore {
     id: string,
     decide: (t: TaskRecord) => TaskChange | undefined,
     /**
-     * What the write carries (PostgreSQL: data-modifying CTEs of its statement). `release`: a
-     * session lease's release, run with the first write whether or not its compare-and-set
-     * matches. `start`: a run's start, run with the write that matches. Their `done` says
-     * whether they ran.
+     * What the write carries (PostgreSQL: data-modifying CTEs of its statement). `release` (a
+     * session lease's release) and `runEnd` (a run row's end): run with the first write whether
+     * or not its compare-and-set matches. `start`: a run's start, run with the write that
+     * matches. Their `done` says whether they ran.
      */
     carry: Carry = {},
   ): Promise<TaskRecord | undefined> {
@@ -206,14 +208,17 @@ export class TaskStore {
     params.push(current.id, current.version);
     const update = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING *`;
     const pg = this.sql.dialect === "postgres";
-    const { release, start } = carry;
+    const { release, runEnd, start } = carry;
     const ctes: string[] = [];
     const before: SqlValue[] = [];
-    if (release && !release.done) {
+    const carried: [string, CarriedWrite][] = [];
+    if (release && !release.done) carried.push(["released", release]);
+    if (runEnd && !runEnd.done) carried.push(["run_end", runEnd]);
+    for (const [name, w] of carried) {
       if (pg) {
-        ctes.push(`released AS (${release.sql})`);
-        before.push(...release.params);
-      } else await this.sql.run(release.sql, release.params); // no data-modifying CTE in SQLite
+        ctes.push(`${name} AS (${w.sql})`);
+        before.push(...w.params);
+      } else await this.sql.run(w.sql, w.params); // no data-modifying CTE in SQLite
     }
     // A run's start goes with the write only when it matches (its CTE reads the written row, t).
     const starting = pg && start !== undefined && !start.done ? start : undefined;
@@ -224,7 +229,7 @@ export class TaskStore {
         ]
       : [ctes.length > 0 ? `WITH ${ctes.join(", ")} ${update}` : update, [...before, ...params]];
     const raw = await this.sql.get<RawTask & { carried?: unknown }>(text, all);
-    if (release) release.done = true;
+    for (const [, w] of carried) w.done = true;
     if (starting && raw) {
       starting.done = true;
       const rows = typeof raw.carried === "string" ? JSON.parse(raw.carried) : raw.carried;

@@ -1,0 +1,79 @@
+/**
+ * On PostgreSQL a task's run leaves its row's end to the task's end: one statement ends the
+ * task, gives the session's lease back and ends the run row. When the task's end writes nothing
+ * (the task was cancelled meanwhile), the run row is still ended, alone.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { type Claw, createClaw } from "../../src/index.js";
+import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { WAIT } from "../helpers/wait.js";
+
+let server: PgServer;
+let url: string;
+let claw: Claw;
+const sent: string[] = [];
+const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+
+beforeAll(async () => {
+  server = await startPgServer();
+  url = await createTestDatabase(server.url);
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+    sent.push((text ?? "").replace(/\s+/g, " ").trim());
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  claw = createClaw({ db: url, project: "run-end", provider: "demo" });
+  await claw.ready();
+}, 60_000);
+
+afterAll(async () => {
+  pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+  await claw?.close();
+  if (url) await dropTestDatabase(url);
+  await server?.stop();
+});
+
+type RunRow = { status: string; turns: number; tool_calls: number; ended_at: string | null; error: string | null };
+
+async function runsOfTask(taskId: string): Promise<RunRow[]> {
+  return claw.services.sessions.store.sql.all<RunRow>(
+    "SELECT status, turns, tool_calls, ended_at, error FROM runs WHERE task_id = ?",
+    [taskId],
+  );
+}
+
+test("a completed task's run row is ended by the statement that ends the task and gives the lease back", async () => {
+  sent.length = 0;
+  const { taskId } = await claw.task.run({ prompt: "run `echo carried`", sessionKey: "carried" });
+  const done = await claw.task.check({ taskId, waitMs: 20_000 });
+  expect(done.task.status).toBe("completed");
+  const [run] = await runsOfTask(taskId);
+  expect(run).toMatchObject({ status: "completed", turns: 2, tool_calls: 1, error: null });
+  expect(run!.ended_at).not.toBeNull();
+  const ends = sent.filter((t) => t.includes("UPDATE runs SET status"));
+  expect(ends).toHaveLength(1);
+  expect(ends[0]).toMatch(/^WITH released AS \(DELETE FROM session_leases .*run_end AS \(UPDATE runs SET status/);
+  expect(ends[0]).toContain("UPDATE tasks SET status");
+  // The session's next task starts only after that end: it sees the lease free and the row ended.
+  const next = await claw.task.run({ prompt: "run `echo again`", sessionKey: "carried" });
+  expect((await claw.task.check({ taskId: next.taskId, waitMs: 20_000 })).task.status).toBe("completed");
+  expect((await runsOfTask(next.taskId))[0]?.status).toBe("completed");
+  const stats = await claw.session.stats({ sessionKey: "carried" });
+  expect(stats.runs).toBe(2);
+});
+
+test("a task cancelled while its run goes on: its end writes nothing, and the run row is ended alone", async () => {
+  const { taskId } = await claw.task.run({ prompt: "run `sleep 30`", sessionKey: "cancelled" });
+  await vi.waitFor(async () => expect((await claw.task.get({ taskId })).phase).toBe("running_tool"), WAIT);
+  sent.length = 0;
+  await claw.task.cancel({ taskId });
+  await vi.waitFor(async () => expect((await runsOfTask(taskId))[0]?.status).toBe("cancelled"), WAIT);
+  const [run] = await runsOfTask(taskId);
+  expect(run!.ended_at).not.toBeNull();
+  expect(sent.filter((t) => t.startsWith("UPDATE runs SET status"))).toHaveLength(1);
+  expect((await claw.task.get({ taskId })).status).toBe("cancelled");
+  // The lease was given back: the session takes its next task.
+  const next = await claw.task.run({ prompt: "run `echo next`", sessionKey: "cancelled" });
+  expect((await claw.task.check({ taskId: next.taskId, waitMs: 20_000 })).task.status).toBe("completed");
+});
