@@ -61,6 +61,18 @@ export function checkKnownProvider(config: ProviderConfig, provider: string): vo
   });
 }
 
+/** The key a run of `provider` uses here, if any: the claw's own for its provider, else the environment's. */
+function keyOf(config: ProviderConfig, provider: string): string | undefined {
+  return (provider === config.provider ? config.apiKey : undefined) ?? config.env[keyVarOf(provider)];
+}
+
+/** The providers a run can use here (resolveProvider accepts them): known, with a key or keyless (demo). */
+export function usableProviders(config: ProviderConfig): string[] {
+  return [...new Set([...Object.keys(PROVIDERS), config.provider])].filter(
+    (p) => p === "demo" || Boolean(keyOf(config, p)),
+  );
+}
+
 /** Resolved connection settings for one model call. */
 export interface ProviderConnection {
   provider: string;
@@ -78,7 +90,7 @@ export function resolveProvider(config: ProviderConfig, provider = config.provid
   const configured = provider === config.provider;
   const keyVar = keyVarOf(provider);
   if (provider === "demo") return { provider, baseURL: PROVIDERS.demo!.baseURL, apiKey: "demo" };
-  const apiKey = (configured ? config.apiKey : undefined) ?? config.env[keyVar];
+  const apiKey = keyOf(config, provider);
   if (!apiKey) {
     // A served claw (url set) is fixed on the server; an embedded one by its own program.
     // Without any key, the demo provider still runs sessions and tasks end to end: say how.

@@ -28,7 +28,7 @@ import type { CompactOutcome } from "./compact.js";
 import { ContextCache } from "./context-cache.js";
 import { ModelCaller } from "./model-call.js";
 import { newSession } from "./new-session.js";
-import { ModelClients, resolveProvider } from "./provider.js";
+import { ModelClients, resolveProvider, usableProviders } from "./provider.js";
 import { remoteRuns } from "./remote-runs.js";
 import { RunScheduler } from "./run-scheduler.js";
 import { SessionControl } from "./session-control.js";
@@ -43,7 +43,7 @@ import {
   type SessionRunState,
 } from "./session-run-state.js";
 import { type EnsureSessionArgs, hasRef, type RunResult, type Session, type SessionRef } from "./session-schemas.js";
-import { SessionStore } from "./session-store.js";
+import { type SessionRead, SessionStore } from "./session-store.js";
 
 export type { RunResult, Session } from "./session-schemas.js";
 
@@ -178,6 +178,16 @@ export class SessionService {
         { ...ref },
       );
     return s;
+  }
+
+  /**
+   * PostgreSQL: the read of the session of `sessionKey` for a task's insert to fold in, finding
+   * it only if its run could start here (without `provider`: only a session whose provider is
+   * usable); undefined on SQLite, where a statement costs no round trip.
+   */
+  readByKey(sessionKey: string, provider?: string): SessionRead | undefined {
+    if (this.deps.sql.dialect !== "postgres") return undefined;
+    return this.store.readByKey(sessionKey, provider === undefined ? usableProviders(this.deps.config) : undefined);
   }
 
   /** Throws `invalid_args` for an unknown provider, `provider_auth_missing` (naming the variable) without its key. Default: the claw's provider */

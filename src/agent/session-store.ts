@@ -18,7 +18,7 @@ import type { Narrow } from "../store/tables/columns.js";
 import type { Row } from "../store/tables/tables.js";
 import { itemMessage } from "./output-items.js";
 import type { OutputItem } from "./responses-stream.js";
-import { RunRows } from "./run-rows.js";
+import { type FoldedRead, RunRows } from "./run-rows.js";
 import { SessionQueueStore } from "./session-queue.js";
 import { flag, json, type MessageRow, newMessageId, type SessionRow, toMessage, toSession } from "./session-rows.js";
 import type { Message, NewMessage, Session } from "./session-schemas.js";
@@ -38,6 +38,14 @@ const MESSAGE_COLUMNS = "id, seq, run_id, role, text, call_id, name, args, resul
 const QUEUE_WAITING = `,
   CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'steer') THEN 1 ELSE 0 END AS steering,
   CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up`;
+
+/**
+ * A read of one session for another statement to fold in (a task's insert, PostgreSQL): its SQL
+ * (the session's columns, one row or none) and the session of the row it returned.
+ */
+export interface SessionRead extends FoldedRead {
+  session(row: unknown): Session;
+}
 
 /** What waits in a session's queue for its run (steering, follow-up), as one look saw it. */
 export interface QueueWaiting {
@@ -135,6 +143,19 @@ export class SessionStore {
     else if (ref.session !== undefined)
       row = (await q.get<SessionRow>(S.byId, [ref.session])) ?? (await q.get<SessionRow>(S.byKey, [ref.session]));
     return row && toSession(row);
+  }
+
+  /**
+   * The read of the session of `sessionKey` (only with one of `providers`, when given) for
+   * another statement to fold in: see SessionRead.
+   */
+  readByKey(sessionKey: string, providers?: readonly string[]): SessionRead {
+    const among = providers ? ` AND provider IN (${providers.map(() => "?").join(", ") || "NULL"})` : "";
+    return {
+      sql: S.byKey + among,
+      params: [sessionKey, ...(providers ?? [])],
+      session: (row) => toSession(row as SessionRow),
+    };
   }
 
   /** Inserts a session; false when its key was taken meanwhile (nothing is written then). */

@@ -9,6 +9,7 @@ import type { AgentEvent } from "../agent/agent-events.js";
 import type { RunStart } from "../agent/run-rows.js";
 import type { LeaveWith } from "../agent/session-gate.js";
 import type { EnsureSessionArgs, RunResult, Session } from "../agent/session-schemas.js";
+import type { SessionRead } from "../agent/session-store.js";
 import type { Sql } from "../store/sql.js";
 
 /** A session as the task service reads it (and hands it to the task's run). */
@@ -25,6 +26,12 @@ export interface SessionPort {
   create(args: EnsureSessionArgs, q?: Sql): Promise<TaskSession | undefined>;
   /** A session by id or key; rejects `not_found`. Inside the caller's transaction with `q`. */
   get(ref: { sessionId?: string; sessionKey?: string }, q?: Sql): Promise<TaskSession>;
+  /**
+   * The read of the session of `sessionKey` for a task's insert to fold into its statement
+   * (PostgreSQL; undefined elsewhere). It finds the session only if `checkProvider` would pass
+   * for `provider`, or, without one, for the session's own.
+   */
+  readByKey(sessionKey: string, provider?: string): SessionRead | undefined;
   /** Throws `provider_auth_missing` when the provider's key is missing, `invalid_args` when it is unknown. */
   checkProvider(provider?: string): void;
   /**

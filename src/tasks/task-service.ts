@@ -188,28 +188,22 @@ export class TaskService {
     const kept: { created?: { task: TaskRecord; session: TaskSession } } = {};
     const { result, replayed } = await this.idempotent("run_task", idempotencyKey, request, async (store) => {
       kept.created = undefined;
-      const session = await this.sessionFor(request, store.sql);
-      const t = await store.insert(
-        {
-          id: `task_${orderedUuid()}`,
-          kind: "run",
-          title: request.title ?? clip(firstLine, 80),
-          body: null,
-          prompt: request.prompt,
-          sessionKey: session.sessionKey,
-          sessionId: session.sessionId,
-          project: request.project ?? this.deps.config.project,
-          status: "todo",
-          phase: "queued",
-          model: session.model,
-          provider: session.provider,
-          bus: session.bus,
-          scheduleId: origin?.scheduleId,
-          firingAt: origin?.firingAt,
-        },
-        origin ? `created by schedule ${origin.scheduleId} (queued on its session)` : "created (queued on its session)",
-        this.deps.node,
-      );
+      const task = {
+        id: `task_${orderedUuid()}`,
+        kind: "run" as const,
+        title: request.title ?? clip(firstLine, 80),
+        body: null,
+        prompt: request.prompt,
+        project: request.project ?? this.deps.config.project,
+        status: "todo" as const,
+        phase: "queued" as const,
+        scheduleId: origin?.scheduleId,
+        firingAt: origin?.firingAt,
+      };
+      const text = origin
+        ? `created by schedule ${origin.scheduleId} (queued on its session)`
+        : "created (queued on its session)";
+      const { task: t, session } = await this.insertRunTask(request, store, task, text);
       // Stored with the task, so its run (here or after a restart) is judged by it.
       if (request.approval) await savePolicy(store.sql, t.id, request.approval);
       kept.created = { task: t, session };
@@ -229,6 +223,27 @@ export class TaskService {
       continuePolling: continuePolling(t.status),
       nextAction: nextActionFor(t),
     };
+  }
+
+  /**
+   * Inserts a run task into its session (found or made). On PostgreSQL an existing session is
+   * read in the insert's own statement (one round trip less per task); a session that is not
+   * found there (new, or its provider cannot run here) goes the long way, which makes it or says why.
+   */
+  private async insertRunTask(
+    request: Omit<RunTaskArgs, "idempotencyKey">,
+    store: TaskStore,
+    task: Parameters<TaskStore["insertInSession"]>[0],
+    text: string,
+  ): Promise<{ task: TaskRecord; session: TaskSession }> {
+    const node = this.deps.node;
+    if (request.provider !== undefined) this.deps.sessions.checkProvider(request.provider);
+    const read = request.sessionKey !== undefined && this.deps.sessions.readByKey(request.sessionKey, request.provider);
+    const folded = read ? await store.insertInSession(task, text, node, read) : undefined;
+    if (folded) return folded;
+    const session = await this.sessionFor(request, store.sql);
+    const { sessionKey, sessionId, model, provider, bus } = session;
+    return { task: await store.insert({ ...task, sessionKey, sessionId, model, provider, bus }, text, node), session };
   }
 
   /** The session a run_task runs in: the one of its sessionKey, else a new one; the provider checked first. */

@@ -13,6 +13,8 @@
  */
 
 import type { RunStart } from "../agent/run-rows.js";
+import type { Session } from "../agent/session-schemas.js";
+import type { SessionRead } from "../agent/session-store.js";
 import { ClawError } from "../core/errors.js";
 import type { CarriedWrite, Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
@@ -32,8 +34,11 @@ import type { Receipt, TaskStatus, TimelineEntry } from "./task-schema.js";
 export type { NewTask, TaskPatch, TaskRecord } from "./task-record.js";
 
 const TASK = "SELECT * FROM tasks WHERE id = ?";
-const INSERT = `INSERT INTO tasks (id, kind, title, body, prompt, session_key, session_id, project, status, phase, version, model, provider, bus, created_at, updated_at, timeline, run_node, schedule_id, firing_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`;
+const INSERT_COLUMNS =
+  "INSERT INTO tasks (id, kind, title, body, prompt, session_key, session_id, project, status, phase, version, model, provider, bus, created_at, updated_at, timeline, run_node, schedule_id, firing_at)";
+const INSERT = `${INSERT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`;
+/** The fields of a task that come from its session. */
+type SessionFields = "sessionKey" | "sessionId" | "model" | "provider" | "bus";
 /** Attempts of a change that keeps losing to concurrent writers before it gives up. */
 const CHANGE_ATTEMPTS = 20;
 
@@ -121,6 +126,46 @@ export class TaskStore {
       t.firingAt ?? null,
     ]);
     return this.accepted(fromRaw(raw!));
+  }
+
+  /**
+   * PostgreSQL: inserts a task into the session `read` finds, reading that session in the same
+   * statement (its columns key, id, model, provider and bus fill the task's); undefined, with
+   * nothing inserted, when it finds none. Otherwise as `insert`.
+   */
+  async insertInSession(
+    t: Omit<NewTask, SessionFields>,
+    text: string,
+    runNode: string | null,
+    read: SessionRead,
+  ): Promise<{ task: TaskRecord; session: Session } | undefined> {
+    const now = Date.now();
+    const entry: TimelineEntry = { at: now, version: 1, status: t.status, phase: t.phase, text };
+    const raw = await this.sql.get<RawTask & { session: unknown }>(
+      `WITH s AS (${read.sql}), t AS (${INSERT_COLUMNS}
+        SELECT ?, ?, ?, ?, ?, s.key, s.id, ?, ?, ?, 1, s.model, s.provider, s.bus, ?, ?, ?, ?, ?, ? FROM s RETURNING *)
+        SELECT t.*, (SELECT row_to_json(s) FROM s) AS session FROM t`,
+      [
+        ...read.params,
+        t.id,
+        t.kind,
+        t.title,
+        t.body,
+        t.prompt,
+        t.project,
+        t.status,
+        t.phase,
+        now,
+        now,
+        JSON.stringify([entry]),
+        runNode,
+        t.scheduleId ?? null,
+        t.firingAt ?? null,
+      ],
+    );
+    if (!raw) return undefined;
+    const { session, ...row } = raw;
+    return { task: this.accepted(fromRaw(row)), session: read.session(session) };
   }
 
   /**

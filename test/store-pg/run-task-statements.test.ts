@@ -1,7 +1,8 @@
 /**
- * On PostgreSQL a task's run leaves its row's end to the task's end: one statement ends the
- * task, gives the session's lease back and ends the run row. When the task's end writes nothing
- * (the task was cancelled meanwhile), the run row is still ended, alone.
+ * Statements a run task saves on PostgreSQL. run_task into an existing session reads the session
+ * in the task's insert. A task's run leaves its row's end to the task's end: one statement ends
+ * the task, gives the session's lease back and ends the run row; when the task's end writes
+ * nothing (the task was cancelled meanwhile), the run row is still ended, alone.
  */
 import pg from "pg";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
@@ -23,7 +24,7 @@ beforeAll(async () => {
     sent.push((text ?? "").replace(/\s+/g, " ").trim());
     return query.apply(this, args);
   } as typeof pg.Client.prototype.query;
-  claw = createClaw({ db: url, project: "run-end", provider: "demo" });
+  claw = createClaw({ db: url, project: "run-end", provider: "demo", env: { PATH: process.env.PATH } });
   await claw.ready();
 }, 60_000);
 
@@ -76,4 +77,35 @@ test("a task cancelled while its run goes on: its end writes nothing, and the ru
   // The lease was given back: the session takes its next task.
   const next = await claw.task.run({ prompt: "run `echo next`", sessionKey: "cancelled" });
   expect((await claw.task.check({ taskId: next.taskId, waitMs: 20_000 })).task.status).toBe("completed");
+});
+
+test("run_task into an existing session reads it in the task's insert; a session that cannot run here goes the long way and says why", async () => {
+  const first = await claw.task.run({ prompt: "run `true`", sessionKey: "folded" });
+  await claw.task.check({ taskId: first.taskId, waitMs: 20_000 });
+  sent.length = 0;
+  const second = await claw.task.run({ prompt: "run `echo two`", sessionKey: "folded", title: "second" });
+  expect(second).toMatchObject({ sessionId: first.sessionId, sessionKey: "folded", status: "todo", version: 1 });
+  const created = sent.filter((t) => /^(SELECT|INSERT|WITH)/.test(t) && /sessions|INSERT INTO tasks/.test(t));
+  expect(created).toHaveLength(1);
+  expect(created[0]).toMatch(
+    /^WITH s AS \(SELECT .* FROM sessions WHERE key = \$1 AND provider IN .*INSERT INTO tasks/,
+  );
+  const t = await claw.task.get({ taskId: second.taskId });
+  expect(t).toMatchObject({ title: "second", sessionKey: "folded", sessionId: first.sessionId, project: "run-end" });
+  const columns = (id: string) =>
+    claw.services.sessions.store.sql.get(
+      "SELECT session_key, session_id, model, provider, bus FROM tasks WHERE id = ?",
+      [id],
+    );
+  expect(await columns(second.taskId)).toEqual(await columns(first.taskId));
+  expect(await columns(second.taskId)).toMatchObject({ model: "demo", provider: "demo" });
+  expect((await claw.task.check({ taskId: second.taskId, waitMs: 20_000 })).task.summary).toContain("two");
+  // A session of a provider without a key here: not found by the fold, so the long way tells why.
+  await claw.services.sessions.store.sql.run("UPDATE sessions SET provider = ? WHERE key = ?", ["openai", "folded"]);
+  const refused = await claw.do({ op: "run_task", args: { prompt: "x", sessionKey: "folded" } });
+  expect(!refused.ok && refused.error.code).toBe("provider_auth_missing");
+  // A new key: the fold finds nothing and the session is made.
+  const fresh = await claw.task.run({ prompt: "run `true`", sessionKey: "fresh" });
+  expect(fresh.sessionId).not.toBe(first.sessionId);
+  expect((await claw.task.check({ taskId: fresh.taskId, waitMs: 20_000 })).task.status).toBe("completed");
 });
