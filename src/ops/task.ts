@@ -58,7 +58,7 @@ export const checkTaskOp = defineOp({
   summary:
     "Wait (default 45 s, at most 600 s) until the task is terminal or actionable; return its snapshot and the next call.",
   notes: [
-    'Ordinary progress does not end the wait; a terminal status (completed, completed_no_summary, error, cancelled, done) or an actionable one (blocked, needs_human) does; `until: "update"` also returns on any newer version.',
+    'Ordinary progress does not end the wait; a terminal status (completed, completed_no_summary, error, cancelled, done) or an actionable one (blocked, needs_human) does; `until: "update"` also returns on any newer version. The progress of a run (phase, latestUpdate, timeline) is written within 250 ms of the event; what several events report within that time is one version, the last update winning and every timeline line kept.',
     "A wait that times out is not terminal: `continuePolling` is true and `nextAction` is the same check_task call; call it again at once. `nextAction` is null exactly when the task is terminal; for an actionable task it names the call that resumes the work.",
     "`waitMs` is clamped to 0–600000 (negative → 0). Each call increments `pollCount`. A caller that goes away ends only its wait, never the task. check_task never creates or restarts a task.",
   ].join("\n\n"),

@@ -1,16 +1,16 @@
 /**
- * A run's progress on its way to the task, with the progress of an event that is always followed
- * at once by another held for the change that follows it: an assistant message (followed by the
- * tool calls it made, or by the run's end) and a tool call's end (followed by the next call, or
- * the next turn's start). Written with that change, it costs no write (no statement, no task
- * version, no task event) of its own, and nothing of it is lost: its text stays the latest
- * update unless the next change brings a newer one, and its timeline line goes in with the next
- * change's. If nothing follows within `HOLD_MS` it is written alone, as before.
+ * A run's progress on its way to the task, coalesced: what its events report within `HOLD_MS`
+ * of the first one not yet written goes in one write then, or with the task's next change if
+ * that comes first (the run's end takes what is still held). A state that lasts less than that
+ * (a model that answers at once, a quick command, an assistant message followed by its tool
+ * calls) costs no write of its own: no statement, no task version, no task event. Nothing of it
+ * is lost: the latest update wins and every timeline line is kept. A watcher sees a state at
+ * most `HOLD_MS` after it began.
  */
 import type { Progress } from "./run-events.js";
 import type { TaskPhase } from "./task-schema.js";
 
-/** The longest held progress waits for the change that follows it. */
+/** The longest progress waits before it is written. */
 const HOLD_MS = 250;
 
 /** Progress to write: the phase and latest update to set, and the timeline lines to append. */
@@ -18,6 +18,8 @@ export interface PendingProgress {
   phase?: TaskPhase;
   update?: string;
   timeline: string[];
+  /** When the newest of its events happened (epoch ms): a change of the task after it is newer. */
+  at: number;
 }
 
 /** One run's held progress. */
@@ -26,26 +28,21 @@ export class HeldProgress {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    /** Writes what was held when nothing followed it in time. */
+    /** Writes what was held once its time is up. */
     private readonly flush: (p: PendingProgress) => void,
     private readonly holdMs = HOLD_MS,
   ) {}
 
-  /**
-   * Takes the progress of one event. Returns what to write now (with anything held before it),
-   * or undefined: nothing to write, or held (`hold`: see `holds`).
-   */
-  add(p: Progress, hold: boolean): PendingProgress | undefined {
-    if (!p.update && !p.phase) return undefined;
-    const merged = after(this.take(), p);
-    if (!hold) return merged;
-    this.held = merged;
+  /** Takes the progress of one event (one that changes nothing is ignored). */
+  add(p: Progress): void {
+    if (!p.update && !p.phase) return;
+    this.held = after(this.held, p);
+    if (this.timer) return; // the first held event's time bounds the wait
     this.timer = setTimeout(() => {
       const held = this.take();
       if (held) this.flush(held);
     }, this.holdMs);
     this.timer.unref();
-    return undefined;
   }
 
   /** What is held (now the caller's to write), if anything. */
@@ -64,10 +61,6 @@ function after(before: PendingProgress | undefined, p: Progress): PendingProgres
     phase: p.phase ?? before?.phase,
     update: p.update ?? before?.update,
     timeline: [...(before?.timeline ?? []), ...(p.timeline !== undefined ? [p.timeline] : [])],
+    at: Date.now(),
   };
-}
-
-/** Events whose progress waits for the change after them. */
-export function holds(e: { type: string }): boolean {
-  return e.type === "message" || e.type === "tool_execution_end";
 }

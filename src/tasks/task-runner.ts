@@ -10,7 +10,7 @@ import type { RunStart } from "../agent/run-rows.js";
 import type { LeaveWith } from "../agent/session-gate.js";
 import type { ClawError } from "../core/errors.js";
 import { toClawError } from "../core/errors.js";
-import { HeldProgress, holds, type PendingProgress } from "./held-progress.js";
+import { HeldProgress, type PendingProgress } from "./held-progress.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult, TaskSession } from "./session-port.js";
 import { endedInError, markInterrupted, taskError } from "./task-errors.js";
@@ -36,7 +36,7 @@ interface TaskJob {
   leaving: Deferred<Carry>;
   /** Settled once the task's end is written (or will not be). */
   released: Deferred<void>;
-  /** Its run's progress on the way to the task (some events' held for the change after them). */
+  /** Its run's progress on the way to the task (held a moment, for the change after it). */
   progress: HeldProgress;
 }
 
@@ -110,10 +110,7 @@ export class TaskRunner {
       progress: new HeldProgress((p) => this.queueProgress(task.id, job, p)),
     };
     this.jobs.set(task.id, job);
-    job.done = start(job, (e) => {
-      const p = job.progress.add(progressOf(e), holds(e));
-      if (p) this.queueProgress(task.id, job, p);
-    })
+    job.done = start(job, (e) => job.progress.add(progressOf(e)))
       .then(
         async (result) => {
           // The run's last message (its answer) goes with the task's end.
@@ -249,6 +246,9 @@ export class TaskRunner {
     try {
       await this.store.change(taskId, (t) => {
         if (TERMINAL.has(t.status)) return undefined; // cancelled or interrupted: the record is final
+        // Changed since these events (an approval asked, the task updated): what it says is
+        // newer; the events keep only their timeline lines.
+        if (t.updatedAt > p.at) return p.timeline.length > 0 ? { patch: {}, timeline: p.timeline } : undefined;
         const phase = t.status === "in_progress" ? p.phase : undefined; // blocked keeps waiting_human
         const latestUpdate = p.update ? { at: Date.now(), text: p.update } : undefined;
         if (phase === t.phase && !latestUpdate) return undefined;

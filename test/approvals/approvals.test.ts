@@ -151,6 +151,14 @@ describe("approval policy", () => {
     const waiting = await claw.task.get({ taskId: t.taskId });
     expect(waiting.phase).toBe("awaiting_approval");
     expect(waiting.latestUpdate?.text).toContain("rm -rf");
+    // The run's progress from before the approval (its turn's start), held a moment to be
+    // coalesced, comes due now: it must not bury the question under an older state.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await claw.task.get({ taskId: t.taskId })).toMatchObject({
+      status: "needs_human",
+      phase: "awaiting_approval",
+      latestUpdate: { text: waiting.latestUpdate!.text },
+    });
     const services = (claw as any).services;
     const [a] = await services.approvals.pendingForTask(t.taskId);
     expect(a).toMatchObject({ taskId: t.taskId, status: "pending" });

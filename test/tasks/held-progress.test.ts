@@ -1,44 +1,67 @@
 /**
- * An assistant message's progress waits for the change after it (held-progress.ts): merged
- * into that change with both timeline lines, written alone when nothing follows in time, and
- * taken whole by the run's end.
+ * A run's progress is coalesced (held-progress.ts): what its events report within the hold goes
+ * in one write, or with the change that comes first (the run's end takes what is still held),
+ * the last update winning and every timeline line kept. The first held event's time bounds the
+ * wait: events that keep coming do not keep it from being written.
  */
 import { expect, test, vi } from "vitest";
 import { HeldProgress, type PendingProgress } from "../../src/tasks/held-progress.js";
 
-test("a held message goes with the next change: its phase and update win, both lines are kept", () => {
-  const flushed: PendingProgress[] = [];
-  const held = new HeldProgress((p) => flushed.push(p), 10_000);
-  expect(held.add({ update: "hello", timeline: "assistant: hello" }, true)).toBeUndefined();
-  expect(held.add({}, false)).toBeUndefined(); // an event that changes nothing does not release it
-  expect(held.add({ phase: "running_tool", update: "running bash: ls", timeline: "running bash: ls" }, false)).toEqual({
-    phase: "running_tool",
-    update: "running bash: ls",
+const withoutTime = (p: PendingProgress | undefined) => p && { ...p, at: undefined };
+
+test("events within the hold are taken together: the last phase and update win, every line is kept", () => {
+  const held = new HeldProgress(() => {}, 10_000);
+  held.add({ phase: "waiting_model", update: "waiting for the model (turn 1)" });
+  held.add({ update: "hello", timeline: "assistant: hello" });
+  held.add({}); // an event that changes nothing changes nothing
+  held.add({ phase: "running_tool", update: "running bash: ls", timeline: "running bash: ls" });
+  const before = Date.now();
+  held.add({ phase: "waiting_model", update: "bash exited 0" });
+  const taken = held.take();
+  expect(withoutTime(taken)).toEqual({
+    phase: "waiting_model",
+    update: "bash exited 0",
     timeline: ["assistant: hello", "running bash: ls"],
+    at: undefined,
   });
+  expect(taken!.at).toBeGreaterThanOrEqual(before); // the newest event's time
   expect(held.take()).toBeUndefined();
-  // A change without an update keeps the message's text as the latest update.
-  held.add({ update: "thinking aloud", timeline: "assistant: thinking aloud" }, true);
-  expect(held.add({ phase: "waiting_model" }, false)).toEqual({
+});
+
+test("a message keeps its text as the latest update when what follows brings none", () => {
+  const held = new HeldProgress(() => {}, 10_000);
+  held.add({ update: "thinking aloud", timeline: "assistant: thinking aloud" });
+  held.add({ phase: "waiting_model" });
+  expect(withoutTime(held.take())).toEqual({
     phase: "waiting_model",
     update: "thinking aloud",
     timeline: ["assistant: thinking aloud"],
+    at: undefined,
   });
-  expect(flushed).toEqual([]);
 });
 
-test("two messages in a row are held together, and the run's end takes them", () => {
-  const held = new HeldProgress(() => {}, 10_000);
-  held.add({ update: "one", timeline: "assistant: one" }, true);
-  held.add({ update: "two", timeline: "assistant: two" }, true);
-  expect(held.take()).toEqual({ update: "two", timeline: ["assistant: one", "assistant: two"] });
-  expect(held.take()).toBeUndefined();
+test("what nothing takes is written once the first held event's time is up, however many follow", async () => {
+  const flushed: PendingProgress[] = [];
+  const held = new HeldProgress((p) => flushed.push(p), 60);
+  held.add({ phase: "running_tool", update: "running bash: a", timeline: "running bash: a" });
+  // Events keep coming, faster than the hold, until the write happens: were each to push the
+  // write back, it would never come while they do.
+  const more = setInterval(() => held.add({ update: "more" }), 10);
+  try {
+    await vi.waitFor(() => expect(flushed.length).toBeGreaterThanOrEqual(1), { timeout: 5_000, interval: 5 });
+  } finally {
+    clearInterval(more);
+  }
+  expect(flushed[0]).toMatchObject({ phase: "running_tool", timeline: ["running bash: a"] });
+  held.take();
 });
 
-test("a message nothing follows is written alone once its time is up", async () => {
+test("a lone event is written alone once its time is up, and nothing is left held", async () => {
   const flushed: PendingProgress[] = [];
   const held = new HeldProgress((p) => flushed.push(p), 20);
-  held.add({ update: "alone", timeline: "assistant: alone" }, true);
-  await vi.waitFor(() => expect(flushed).toEqual([{ update: "alone", timeline: ["assistant: alone"] }]));
+  held.add({ update: "alone", timeline: "assistant: alone" });
+  await vi.waitFor(() =>
+    expect(flushed.map(withoutTime)).toEqual([{ update: "alone", timeline: ["assistant: alone"], at: undefined }]),
+  );
   expect(held.take()).toBeUndefined();
 });
