@@ -181,9 +181,9 @@ export class SessionService {
   }
 
   /**
-   * PostgreSQL: the read of the session of `sessionKey` for a task's insert to fold in, finding
-   * it only if its run could start here (without `provider`: only a session whose provider is
-   * usable); undefined on SQLite, where a statement costs no round trip.
+   * PostgreSQL: the read of the session of `sessionKey` for a task's insert to fold in (without
+   * `provider`, the task goes in only if the session's own provider can run here); undefined on
+   * SQLite, where a statement costs no round trip.
    */
   readByKey(sessionKey: string, provider?: string): SessionRead | undefined {
     if (this.deps.sql.dialect !== "postgres") return undefined;

@@ -44,6 +44,8 @@ const QUEUE_WAITING = `,
  * (the session's columns, one row or none) and the session of the row it returned.
  */
 export interface SessionRead extends FoldedRead {
+  /** The providers whose sessions can run here (none: any); a task goes only into such a session. */
+  providers?: readonly string[];
   session(row: unknown): Session;
 }
 
@@ -145,17 +147,9 @@ export class SessionStore {
     return row && toSession(row);
   }
 
-  /**
-   * The read of the session of `sessionKey` (only with one of `providers`, when given) for
-   * another statement to fold in: see SessionRead.
-   */
+  /** The read of the session of `sessionKey` for another statement to fold in: see SessionRead. */
   readByKey(sessionKey: string, providers?: readonly string[]): SessionRead {
-    const among = providers ? ` AND provider IN (${providers.map(() => "?").join(", ") || "NULL"})` : "";
-    return {
-      sql: S.byKey + among,
-      params: [sessionKey, ...(providers ?? [])],
-      session: (row) => toSession(row as SessionRow),
-    };
+    return { sql: S.byKey, params: [sessionKey], providers, session: (row) => toSession(row as SessionRow) };
   }
 
   /** Inserts a session; false when its key was taken meanwhile (nothing is written then). */

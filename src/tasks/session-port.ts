@@ -28,8 +28,8 @@ export interface SessionPort {
   get(ref: { sessionId?: string; sessionKey?: string }, q?: Sql): Promise<TaskSession>;
   /**
    * The read of the session of `sessionKey` for a task's insert to fold into its statement
-   * (PostgreSQL; undefined elsewhere). It finds the session only if `checkProvider` would pass
-   * for `provider`, or, without one, for the session's own.
+   * (PostgreSQL; undefined elsewhere). Without `provider` (checked by the caller), the task goes
+   * in only if `checkProvider` would pass for the session's own.
    */
   readByKey(sessionKey: string, provider?: string): SessionRead | undefined;
   /** Throws `provider_auth_missing` when the provider's key is missing, `invalid_args` when it is unknown. */

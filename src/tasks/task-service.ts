@@ -226,9 +226,9 @@ export class TaskService {
   }
 
   /**
-   * Inserts a run task into its session (found or made). On PostgreSQL an existing session is
-   * read in the insert's own statement (one round trip less per task); a session that is not
-   * found there (new, or its provider cannot run here) goes the long way, which makes it or says why.
+   * Inserts a run task into its session (found or made). On PostgreSQL the session of its key is
+   * read in the insert's own statement (one round trip less per task); a session not found there
+   * is made, and one whose provider cannot run here is refused as before.
    */
   private async insertRunTask(
     request: Omit<RunTaskArgs, "idempotencyKey">,
@@ -237,20 +237,28 @@ export class TaskService {
     text: string,
   ): Promise<{ task: TaskRecord; session: TaskSession }> {
     const node = this.deps.node;
-    if (request.provider !== undefined) this.deps.sessions.checkProvider(request.provider);
-    const read = request.sessionKey !== undefined && this.deps.sessions.readByKey(request.sessionKey, request.provider);
+    const sessions = this.deps.sessions;
+    if (request.provider !== undefined) sessions.checkProvider(request.provider);
+    const read = request.sessionKey !== undefined && sessions.readByKey(request.sessionKey, request.provider);
     const folded = read ? await store.insertInSession(task, text, node, read) : undefined;
-    if (folded) return folded;
-    const session = await this.sessionFor(request, store.sql);
+    if (folded?.task) return { task: folded.task, session: folded.session! };
+    const session = await this.sessionFor(request, store.sql, folded);
     const { sessionKey, sessionId, model, provider, bus } = session;
     return { task: await store.insert({ ...task, sessionKey, sessionId, model, provider, bus }, text, node), session };
   }
 
-  /** The session a run_task runs in: the one of its sessionKey, else a new one; the provider checked first. */
-  private async sessionFor(request: Omit<RunTaskArgs, "idempotencyKey">, q: Sql): Promise<TaskSession> {
+  /**
+   * The session a run_task runs in: the one of its sessionKey (as `known` found it, when given),
+   * else a new one; the provider checked first.
+   */
+  private async sessionFor(
+    request: Omit<RunTaskArgs, "idempotencyKey">,
+    q: Sql,
+    known?: { session?: TaskSession },
+  ): Promise<TaskSession> {
     const sessions = this.deps.sessions;
-    let existing: TaskSession | undefined;
-    if (request.sessionKey !== undefined) existing = await findSession(sessions, request.sessionKey, q);
+    let existing: TaskSession | undefined = known?.session;
+    if (!known && request.sessionKey !== undefined) existing = await findSession(sessions, request.sessionKey, q);
     sessions.checkProvider(request.provider ?? existing?.provider);
     if (existing) return existing;
     // Not found just now: created without looking for it again, unless its key was taken meanwhile.

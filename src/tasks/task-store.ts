@@ -130,21 +130,24 @@ export class TaskStore {
 
   /**
    * PostgreSQL: inserts a task into the session `read` finds, reading that session in the same
-   * statement (its columns key, id, model, provider and bus fill the task's); undefined, with
-   * nothing inserted, when it finds none. Otherwise as `insert`.
+   * statement (its columns key, id, model, provider and bus fill the task's). Returns the
+   * session found (none: no such session) and the task, inserted only into a session found whose
+   * provider is among `read.providers` when given. Otherwise as `insert`.
    */
   async insertInSession(
     t: Omit<NewTask, SessionFields>,
     text: string,
     runNode: string | null,
     read: SessionRead,
-  ): Promise<{ task: TaskRecord; session: Session } | undefined> {
+  ): Promise<{ task?: TaskRecord; session?: Session }> {
     const now = Date.now();
     const entry: TimelineEntry = { at: now, version: 1, status: t.status, phase: t.phase, text };
-    const raw = await this.sql.get<RawTask & { session: unknown }>(
+    const providers = read.providers;
+    const runnable = providers ? ` WHERE s.provider IN (${providers.map(() => "?").join(", ") || "NULL"})` : "";
+    const raw = await this.sql.get<Partial<RawTask> & { session: unknown }>(
       `WITH s AS (${read.sql}), t AS (${INSERT_COLUMNS}
-        SELECT ?, ?, ?, ?, ?, s.key, s.id, ?, ?, ?, 1, s.model, s.provider, s.bus, ?, ?, ?, ?, ?, ? FROM s RETURNING *)
-        SELECT t.*, (SELECT row_to_json(s) FROM s) AS session FROM t`,
+        SELECT ?, ?, ?, ?, ?, s.key, s.id, ?, ?, ?, 1, s.model, s.provider, s.bus, ?, ?, ?, ?, ?, ? FROM s${runnable} RETURNING *)
+        SELECT t.*, (SELECT row_to_json(s) FROM s) AS session FROM (VALUES (1)) AS one LEFT JOIN t ON true`,
       [
         ...read.params,
         t.id,
@@ -161,11 +164,14 @@ export class TaskStore {
         runNode,
         t.scheduleId ?? null,
         t.firingAt ?? null,
+        ...(providers ?? []),
       ],
     );
-    if (!raw) return undefined;
-    const { session, ...row } = raw;
-    return { task: this.accepted(fromRaw(row)), session: read.session(session) };
+    const { session, ...row } = raw!;
+    return {
+      task: row.id ? this.accepted(fromRaw(row as RawTask)) : undefined,
+      session: session ? read.session(session) : undefined,
+    };
   }
 
   /**

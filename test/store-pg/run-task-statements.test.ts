@@ -88,7 +88,7 @@ test("run_task into an existing session reads it in the task's insert; a session
   const created = sent.filter((t) => /^(SELECT|INSERT|WITH)/.test(t) && /sessions|INSERT INTO tasks/.test(t));
   expect(created).toHaveLength(1);
   expect(created[0]).toMatch(
-    /^WITH s AS \(SELECT .* FROM sessions WHERE key = \$1 AND provider IN .*INSERT INTO tasks/,
+    /^WITH s AS \(SELECT .* FROM sessions WHERE key = \$1\), t AS \(INSERT INTO tasks .* FROM s WHERE s.provider IN /,
   );
   const t = await claw.task.get({ taskId: second.taskId });
   expect(t).toMatchObject({ title: "second", sessionKey: "folded", sessionId: first.sessionId, project: "run-end" });
@@ -104,8 +104,14 @@ test("run_task into an existing session reads it in the task's insert; a session
   await claw.services.sessions.store.sql.run("UPDATE sessions SET provider = ? WHERE key = ?", ["openai", "folded"]);
   const refused = await claw.do({ op: "run_task", args: { prompt: "x", sessionKey: "folded" } });
   expect(!refused.ok && refused.error.code).toBe("provider_auth_missing");
-  // A new key: the fold finds nothing and the session is made.
+  // A new key: the fold finds no session, which is then made without looking for it again.
+  sent.length = 0;
   const fresh = await claw.task.run({ prompt: "run `true`", sessionKey: "fresh" });
   expect(fresh.sessionId).not.toBe(first.sessionId);
+  expect(sent.filter((t) => /^(SELECT|INSERT|WITH)/.test(t) && /sessions|INSERT INTO tasks/.test(t))).toEqual([
+    expect.stringMatching(/^WITH s AS \(SELECT .* FROM sessions WHERE key = \$1\), t AS \(INSERT INTO tasks/),
+    expect.stringMatching(/^INSERT INTO sessions/),
+    expect.stringMatching(/^INSERT INTO tasks/),
+  ]);
   expect((await claw.task.check({ taskId: fresh.taskId, waitMs: 20_000 })).task.status).toBe("completed");
 });
