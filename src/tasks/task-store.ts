@@ -36,9 +36,50 @@ export type { NewTask, TaskPatch, TaskRecord } from "./task-record.js";
 const TASK = "SELECT * FROM tasks WHERE id = ?";
 const INSERT_COLUMNS =
   "INSERT INTO tasks (id, kind, title, body, prompt, session_key, session_id, project, status, phase, version, model, provider, bus, created_at, updated_at, timeline, run_node, schedule_id, firing_at)";
-const INSERT = `${INSERT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`;
 /** The fields of a task that come from its session. */
 type SessionFields = "sessionKey" | "sessionId" | "model" | "provider" | "bus";
+/** Their columns in the session's row (`s` in insertInSession's statement). */
+const SESSION_COLUMN: Record<SessionFields, string> = {
+  sessionKey: "s.key",
+  sessionId: "s.id",
+  model: "s.model",
+  provider: "s.provider",
+  bus: "s.bus",
+};
+
+/**
+ * The values of INSERT_COLUMNS for a new task at version 1 with its first timeline entry: SQL
+ * (parameters, and `SESSION_COLUMN`s for the session's fields `t` leaves out) and parameters.
+ */
+function insertedRow(
+  t: Omit<NewTask, SessionFields> & Partial<Pick<NewTask, SessionFields>>,
+  text: string,
+  runNode: string | null,
+): { sql: string; params: SqlValue[] } {
+  const now = Date.now();
+  const entry: TimelineEntry = { at: now, version: 1, status: t.status, phase: t.phase, text };
+  const sql: string[] = [];
+  const params: SqlValue[] = [];
+  const value = (v: SqlValue) => {
+    sql.push("?");
+    params.push(v);
+  };
+  const session = (field: SessionFields) => {
+    const v = t[field];
+    if (v === undefined) sql.push(SESSION_COLUMN[field]);
+    else value(v);
+  };
+  for (const v of [t.id, t.kind, t.title, t.body, t.prompt]) value(v);
+  session("sessionKey");
+  session("sessionId");
+  for (const v of [t.project, t.status, t.phase]) value(v);
+  sql.push("1"); // version
+  session("model");
+  session("provider");
+  session("bus");
+  for (const v of [now, now, JSON.stringify([entry]), runNode, t.scheduleId ?? null, t.firingAt ?? null]) value(v);
+  return { sql: sql.join(", "), params };
+}
 /** Attempts of a change that keeps losing to concurrent writers before it gives up. */
 const CHANGE_ATTEMPTS = 20;
 
@@ -102,29 +143,8 @@ export class TaskStore {
 
   /** Inserts a task at version 1 with a first timeline entry; a run task names the node that holds it. */
   async insert(t: NewTask, text: string, runNode: string | null = null): Promise<TaskRecord> {
-    const now = Date.now();
-    const entry: TimelineEntry = { at: now, version: 1, status: t.status, phase: t.phase, text };
-    const raw = await this.sql.get<RawTask>(INSERT, [
-      t.id,
-      t.kind,
-      t.title,
-      t.body,
-      t.prompt,
-      t.sessionKey,
-      t.sessionId,
-      t.project,
-      t.status,
-      t.phase,
-      t.model,
-      t.provider,
-      t.bus,
-      now,
-      now,
-      JSON.stringify([entry]),
-      runNode,
-      t.scheduleId ?? null,
-      t.firingAt ?? null,
-    ]);
+    const row = insertedRow(t, text, runNode);
+    const raw = await this.sql.get<RawTask>(`${INSERT_COLUMNS} VALUES (${row.sql}) RETURNING *`, row.params);
     return this.accepted(fromRaw(raw!));
   }
 
@@ -140,32 +160,13 @@ export class TaskStore {
     runNode: string | null,
     read: SessionRead,
   ): Promise<{ task?: TaskRecord; session?: Session }> {
-    const now = Date.now();
-    const entry: TimelineEntry = { at: now, version: 1, status: t.status, phase: t.phase, text };
-    const providers = read.providers;
-    const runnable = providers ? ` WHERE s.provider IN (${providers.map(() => "?").join(", ") || "NULL"})` : "";
+    const values = insertedRow(t, text, runNode);
+    const providers = read.providers ?? [];
+    const runnable = read.providers ? ` WHERE s.provider IN (${providers.map(() => "?").join(", ") || "NULL"})` : "";
     const raw = await this.sql.get<Partial<RawTask> & { session: unknown }>(
-      `WITH s AS (${read.sql}), t AS (${INSERT_COLUMNS}
-        SELECT ?, ?, ?, ?, ?, s.key, s.id, ?, ?, ?, 1, s.model, s.provider, s.bus, ?, ?, ?, ?, ?, ? FROM s${runnable} RETURNING *)
+      `WITH s AS (${read.sql}), t AS (${INSERT_COLUMNS} SELECT ${values.sql} FROM s${runnable} RETURNING *)
         SELECT t.*, (SELECT row_to_json(s) FROM s) AS session FROM (VALUES (1)) AS one LEFT JOIN t ON true`,
-      [
-        ...read.params,
-        t.id,
-        t.kind,
-        t.title,
-        t.body,
-        t.prompt,
-        t.project,
-        t.status,
-        t.phase,
-        now,
-        now,
-        JSON.stringify([entry]),
-        runNode,
-        t.scheduleId ?? null,
-        t.firingAt ?? null,
-        ...(providers ?? []),
-      ],
+      [...read.params, ...values.params, ...providers],
     );
     const { session, ...row } = raw!;
     return {
