@@ -4,35 +4,30 @@
  * the task, gives the session's lease back and ends the run row; when the task's end writes
  * nothing (the task was cancelled meanwhile), the run row is still ended, alone.
  */
-import pg from "pg";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { type Claw, createClaw } from "../../src/index.js";
-import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { createTestDatabase, dropTestDatabase } from "../helpers/pg-server.js";
+import { recordPgStatements } from "../helpers/pg-statements.js";
+import { usePgServer } from "../helpers/use-pg-server.js";
 import { WAIT } from "../helpers/wait.js";
 
-let server: PgServer;
+const server = usePgServer();
 let url: string;
 let claw: Claw;
 const sent: string[] = [];
-const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+let stopRecording = () => {};
 
 beforeAll(async () => {
-  server = await startPgServer();
   url = await createTestDatabase(server.url);
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    sent.push((text ?? "").replace(/\s+/g, " ").trim());
-    return query.apply(this, args);
-  } as typeof pg.Client.prototype.query;
+  stopRecording = recordPgStatements(sent);
   claw = createClaw({ db: url, project: "run-end", provider: "demo", env: { PATH: process.env.PATH } });
   await claw.ready();
 }, 60_000);
 
 afterAll(async () => {
-  pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+  stopRecording();
   await claw?.close();
   if (url) await dropTestDatabase(url);
-  await server?.stop();
 });
 
 type RunRow = { status: string; turns: number; tool_calls: number; ended_at: string | null; error: string | null };

@@ -4,32 +4,28 @@
  * that bus as well; they were announced to its waiters as they were written, and must not cost
  * a read of the task each (they were 4 of a run task's ~36 statements).
  */
-import pg from "pg";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { type Claw, createClaw } from "../../src/index.js";
 import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { recordPgStatements } from "../helpers/pg-statements.js";
 import { WAIT } from "../helpers/wait.js";
 
 let server: PgServer;
 let url: string;
 let claw: Claw;
 const sent: string[] = [];
-const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+let stopRecording = () => {};
 
 beforeAll(async () => {
   server = await startPgServer();
   url = await createTestDatabase(server.url);
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    sent.push(text ?? "");
-    return query.apply(this, args);
-  } as typeof pg.Client.prototype.query;
+  stopRecording = recordPgStatements(sent);
   claw = createClaw({ db: url, token: "task-event-reads-token-0123456789", project: "reads" });
   await claw.ready();
 }, 60_000);
 
 afterAll(async () => {
-  pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+  stopRecording();
   await claw?.close();
   if (url) await dropTestDatabase(url);
   await server?.stop();
