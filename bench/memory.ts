@@ -70,6 +70,8 @@ async function tasks(dir: string, n: number): Promise<Row> {
     env: { ...process.env, OPENROUTER_API_KEY: "bench" },
   });
   try {
+    // From a claw that has started (its storage open, its services up): the growth is the tasks'.
+    await claw.ready();
     const before = await settledRss();
     const sessions = 100;
     const half = (from: number) =>
