@@ -143,7 +143,6 @@ export class RunRows {
 function endParams(runId: string, end: RunEnd): SqlValue[] {
   return [
     end.status,
-
     end.turns,
     end.toolCalls,
     end.usage.input,

@@ -249,7 +249,8 @@ export class TaskService {
 
   /**
    * The session a run_task runs in: the one of its sessionKey (as `known` found it, when given),
-   * else a new one; the provider checked first.
+   * else a new one; without a provider of the request's own (checked by the caller), the
+   * session's is checked first.
    */
   private async sessionFor(
     request: Omit<RunTaskArgs, "idempotencyKey">,
@@ -259,7 +260,7 @@ export class TaskService {
     const sessions = this.deps.sessions;
     let existing: TaskSession | undefined = known?.session;
     if (!known && request.sessionKey !== undefined) existing = await findSession(sessions, request.sessionKey, q);
-    sessions.checkProvider(request.provider ?? existing?.provider);
+    if (request.provider === undefined) sessions.checkProvider(existing?.provider);
     if (existing) return existing;
     // Not found just now: created without looking for it again, unless its key was taken meanwhile.
     const args = { sessionKey: request.sessionKey, bus: request.bus, model: request.model, provider: request.provider };

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { answer, callBash, type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
 import { tempDir } from "../helpers/claw.js";
+import { WAIT } from "../helpers/wait.js";
 import { busPayloads, fakeClaw } from "../session/helpers.js";
 
 let fake: FakeResponses;
@@ -139,7 +140,10 @@ describe("approval policy", () => {
 
   it("run_task: the task waits as needs_human / awaiting_approval naming the command, then completes", async () => {
     const file = join(dir, "task");
-    fake.script(callBash({ script: `rm -rf ${dir}/scratch; echo ran >> ${file}` }), answer("cleaned the directory"));
+    fake.script(
+      callBash({ script: `rm -rf ${dir}/scratch; echo ran >> ${file}` }, { text: "Clearing the scratch space." }),
+      answer("cleaned the directory"),
+    );
     const t = await claw.task.run({
       prompt: "clean the directory",
       sessionKey: "task-s",
@@ -151,9 +155,13 @@ describe("approval policy", () => {
     const waiting = await claw.task.get({ taskId: t.taskId });
     expect(waiting.phase).toBe("awaiting_approval");
     expect(waiting.latestUpdate?.text).toContain("rm -rf");
-    // The run's progress from before the approval (its turn's start), held a moment to be
-    // coalesced, comes due now: it must not bury the question under an older state.
-    await new Promise((r) => setTimeout(r, 400));
+    // The run's progress from before the approval (its turn's start, its message), held a
+    // moment to be coalesced, comes due after the question: its timeline line goes in, but it
+    // must not bury the question under an older state.
+    await vi.waitFor(async () => {
+      const { timeline } = await claw.task.get({ taskId: t.taskId, include: ["timeline"] });
+      expect(timeline!.map((e) => e.text)).toContain("assistant: Clearing the scratch space.");
+    }, WAIT);
     expect(await claw.task.get({ taskId: t.taskId })).toMatchObject({
       status: "needs_human",
       phase: "awaiting_approval",
