@@ -3,7 +3,7 @@
  * (as tsclaw's pool reads them), and the same events table as tsclaw's PostgreSQL store.
  */
 import pg from "pg";
-import { numericTypes } from "../src/store/pg-sql.js";
+import { numericTypes } from "../src/store/pg/prepared-query.js";
 
 /** A connected raw client. */
 export async function rawPgClient(url: string): Promise<pg.Client> {

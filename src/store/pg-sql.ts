@@ -9,7 +9,7 @@
 import type { Pool } from "pg";
 import { ClawError } from "../core/errors.js";
 import { type CheckedOut, checkout } from "./pg/pool-checkout.js";
-import { PreparedNames, type Queryable } from "./pg/prepared-names.js";
+import { type PreparedNames, type Queryable, send } from "./pg/prepared-names.js";
 import { numberedPlaceholders, type Sql, type SqlRunResult, type SqlValue } from "./sql.js";
 
 /** SQLSTATEs after which a whole transaction may simply be run again. */
@@ -33,7 +33,7 @@ export class PgSql implements Sql {
     private readonly target: Queryable & { query(text: string): Promise<unknown> },
     private readonly pool: Pool | null,
     /** Shared by every executor of one database (open-pg.ts makes it). */
-    private readonly names: PreparedNames = new PreparedNames((m) => process.stderr.write(`${m}\n`)),
+    private readonly names: PreparedNames,
   ) {}
 
   async all<T>(text: string, params: readonly SqlValue[] = []): Promise<T[]> {
@@ -53,12 +53,12 @@ export class PgSql implements Sql {
       // Outside a transaction a statement that failed for its name runs again unnamed; inside
       // one the failure ended the transaction, which `tx` runs again.
       if (this.pool) return await this.names.query(this.target, this.text(text), params);
-      const config = this.names.config(this.text(text), params);
+      const query = this.names.prepared(this.text(text), params);
       try {
-        return await this.target.query(config);
+        return await send(this.target, query);
       } catch (err) {
         // Remembered here, not on the error: the transaction's code may catch it and go on.
-        if (this.names.failedForName(err, config)) this.nameFailed = true;
+        if (this.names.failedForName(err, query)) this.nameFailed = true;
         throw err;
       }
     } catch (err) {
@@ -130,16 +130,6 @@ export class PgSql implements Sql {
     }
     return t;
   }
-}
-
-/** Type parsers that make int8 (20) and numeric (1700) JS numbers, as SQLite returns them. */
-export function numericTypes(pgTypes: typeof import("pg").types): { getTypeParser: typeof pgTypes.getTypeParser } {
-  return {
-    getTypeParser: ((oid: number, format?: "text" | "binary") =>
-      oid === 20 || oid === 1700
-        ? (v: string) => Number(v)
-        : pgTypes.getTypeParser(oid, format)) as typeof pgTypes.getTypeParser,
-  };
 }
 
 /**

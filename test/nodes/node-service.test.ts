@@ -8,7 +8,9 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { NodeService } from "../../src/nodes/node-service.js";
 import { type OpenedDb, openDb } from "../../src/store/db.js";
-import { numericTypes, PgSql } from "../../src/store/pg-sql.js";
+import { PreparedNames } from "../../src/store/pg/prepared-names.js";
+import { numericTypes, StatementCodec } from "../../src/store/pg/prepared-query.js";
+import { PgSql } from "../../src/store/pg-sql.js";
 import { nodesPgSchema } from "../../src/store/schema/nodes.js";
 import type { Sql } from "../../src/store/sql.js";
 import { SqliteSql } from "../../src/store/sqlite-sql.js";
@@ -35,7 +37,7 @@ async function store(kind: "sqlite" | "postgres"): Promise<Sql> {
   const pool = new pg.Pool({ connectionString: await createTestDatabase(server!.url), types: numericTypes(pg.types) });
   cleanups.push(() => pool.end());
   await pool.query(nodesPgSchema);
-  return new PgSql(pool, pool);
+  return new PgSql(pool, pool, new PreparedNames(() => {}, await StatementCodec.load()));
 }
 
 describe.each(["sqlite", "postgres"] as const)("NodeService on %s", (kind) => {

@@ -6,7 +6,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClawError } from "../../src/core/errors.js";
-import { numericTypes, PgSql } from "../../src/store/pg-sql.js";
+import { PreparedNames } from "../../src/store/pg/prepared-names.js";
+import { numericTypes, StatementCodec } from "../../src/store/pg/prepared-query.js";
+import { PgSql } from "../../src/store/pg-sql.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 
 let server: PgServer;
@@ -17,7 +19,7 @@ beforeAll(async () => {
   server = await startPgServer();
   pool = new pg.Pool({ connectionString: await createTestDatabase(server.url), max: 8, types: numericTypes(pg.types) });
   pool.on("error", () => {}); // idle clients cut when the server stops at the end
-  sql = new PgSql(pool, pool);
+  sql = new PgSql(pool, pool, new PreparedNames(() => {}, await StatementCodec.load()));
   await sql.run("CREATE TABLE t (k TEXT PRIMARY KEY, v BIGINT NOT NULL)");
 }, 60_000);
 
@@ -92,7 +94,9 @@ describe("PgSql", () => {
         await q.run("UPDATE t SET v = v + 1 WHERE k = ?", [second]);
       });
     await Promise.all([side("x", "y"), side("y", "x")]);
-    expect(attempts).toBe(3);
+    // At least one retry; the retry can itself race the winner for the row the loser released
+    // and lose again (seen on a loaded machine), so not exactly one.
+    expect(attempts).toBeGreaterThanOrEqual(3);
     expect(await sql.all("SELECT k, v FROM t ORDER BY k")).toEqual([
       { k: "x", v: 2 },
       { k: "y", v: 2 },
@@ -104,7 +108,7 @@ describe("PgSql", () => {
     const onUncaught = (err: unknown) => uncaught.push(err);
     process.on("uncaughtException", onUncaught);
     try {
-      const admin = new PgSql(pool, pool);
+      const admin = new PgSql(pool, pool, new PreparedNames(() => {}, await StatementCodec.load()));
       const err = await sql
         .tx(async (q) => {
           const { pid } = (await q.get<{ pid: number }>("SELECT pg_backend_pid() AS pid"))!;
@@ -127,7 +131,7 @@ describe("PgSql", () => {
     const other = await startPgServer({ prefix: "tsclaw-pg-gone-" });
     const p = new pg.Pool({ connectionString: other.url, max: 2, types: numericTypes(pg.types) });
     p.on("error", () => {});
-    const gone = new PgSql(p, p);
+    const gone = new PgSql(p, p, new PreparedNames(() => {}, await StatementCodec.load()));
     expect(await gone.get("SELECT 1 AS one")).toEqual({ one: 1 });
     await other.stop();
     for (const attempt of [() => gone.get("SELECT 1"), () => gone.tx(async (q) => q.run("SELECT 1"))]) {

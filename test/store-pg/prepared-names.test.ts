@@ -7,7 +7,8 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PreparedNames } from "../../src/store/pg/prepared-names.js";
-import { numericTypes, PgSql } from "../../src/store/pg-sql.js";
+import { numericTypes, StatementCodec } from "../../src/store/pg/prepared-query.js";
+import { PgSql } from "../../src/store/pg-sql.js";
 import { createTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
 
 let server: PgServer;
@@ -16,6 +17,7 @@ let pool: pg.Pool;
 let logged: string[];
 let names: PreparedNames;
 let sql: PgSql;
+let codec: StatementCodec;
 
 /** The names prepared on the pool's one connection. */
 async function prepared(): Promise<string[]> {
@@ -24,6 +26,7 @@ async function prepared(): Promise<string[]> {
 }
 
 beforeAll(async () => {
+  codec = await StatementCodec.load();
   server = await startPgServer();
   url = await createTestDatabase(server.url);
   const setup = new pg.Client({ connectionString: url });
@@ -38,7 +41,7 @@ beforeEach(async () => {
   pool = new pg.Pool({ connectionString: url, max: 1, types: numericTypes(pg.types) });
   pool.on("error", () => {});
   logged = [];
-  names = new PreparedNames((m) => logged.push(m));
+  names = new PreparedNames((m) => logged.push(m), codec);
   sql = new PgSql(pool, pool, names);
   await pool.query("DELETE FROM t");
 });
@@ -60,11 +63,11 @@ describe("prepared statement names", () => {
     expect(got).toHaveLength(2);
     for (const name of got) expect(name).toMatch(/^tsclaw_[0-9a-f]{40}$/);
     // Another process names the same text the same way, and another text otherwise.
-    const other = new PreparedNames(() => {});
-    expect(other.config("INSERT INTO t (k, v) VALUES ($1, $2)", []).name).toBe(
-      names.config("INSERT INTO t (k, v) VALUES ($1, $2)", []).name,
+    const other = new PreparedNames(() => {}, codec);
+    expect(other.prepared("INSERT INTO t (k, v) VALUES ($1, $2)", []).name).toBe(
+      names.prepared("INSERT INTO t (k, v) VALUES ($1, $2)", []).name,
     );
-    expect(other.config("SELECT 1", []).name).not.toBe(other.config("SELECT 2", []).name);
+    expect(other.prepared("SELECT 1", []).name).not.toBe(other.prepared("SELECT 2", []).name);
   });
 
   it("a server that lost its statements: the statement runs again unnamed, and naming stops", async () => {
@@ -135,9 +138,9 @@ describe("prepared statement names", () => {
       await pool.query("ALTER TABLE wide ADD COLUMN extra INT NOT NULL DEFAULT 7");
       expect(await sql.get("SELECT * FROM wide WHERE k = ?", ["a"])).toEqual({ k: "a", extra: 7 });
       expect(await sql.get("SELECT * FROM wide WHERE k = ?", ["a"])).toEqual({ k: "a", extra: 7 });
-      expect(names.config("SELECT * FROM wide WHERE k = $1", []).name).toBeUndefined();
+      expect(names.prepared("SELECT * FROM wide WHERE k = $1", []).name).toBeUndefined();
       // Other texts keep their names, and nothing was logged.
-      expect(names.config("INSERT INTO wide (k) VALUES ($1)", []).name).toMatch(/^tsclaw_/);
+      expect(names.prepared("INSERT INTO wide (k) VALUES ($1)", []).name).toMatch(/^tsclaw_/);
       expect(logged).toEqual([]);
     } finally {
       await pool.query("DROP TABLE wide");

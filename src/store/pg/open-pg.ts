@@ -5,10 +5,11 @@
  */
 import type { Client, Pool } from "pg";
 import { displayDb } from "../../config/store-url.js";
-import { numericTypes, PgSql } from "../pg-sql.js";
+import { PgSql } from "../pg-sql.js";
 import { migratePg } from "./pg-migrate.js";
 import { checkout } from "./pool-checkout.js";
 import { PreparedNames } from "./prepared-names.js";
+import { numericTypes, StatementCodec } from "./prepared-query.js";
 
 /**
  * How long a connection may take to open, and a statement to answer, before the call fails
@@ -98,7 +99,7 @@ export async function openPg(url: string, options: OpenPgOptions = {}): Promise<
     } finally {
       out.release();
     }
-    const names = new PreparedNames(log);
+    const names = new PreparedNames(log, await StatementCodec.load());
     return {
       sql: new PgSql(pool, pool, names),
       names,

@@ -13,14 +13,25 @@
  * type") stops naming that one text.
  */
 import { createHash } from "node:crypto";
-import type { QueryConfig } from "pg";
+import { PreparedQuery, type PreparedResult, type StatementCodec } from "./prepared-query.js";
 
 /** At most this many texts get names (server memory per connection); the rest go unnamed. */
 const MAX_NAMED = 1000;
 
-/** Something that runs queries: the pool, or one connection of it. */
+/** Something that runs queries: the pool, or one connection of it (both take a callback). */
 export interface Queryable {
-  query(config: QueryConfig): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(
+    query: PreparedQuery,
+    values: undefined,
+    callback: (err: Error | null, result?: PreparedResult) => void,
+  ): unknown;
+}
+
+/** Runs `query` on `target`. */
+export function send(target: Queryable, query: PreparedQuery): Promise<PreparedResult> {
+  return new Promise((resolve, reject) => {
+    target.query(query, undefined, (err, result) => (err ? reject(err) : resolve(result!)));
+  });
 }
 
 /** The names of one database's statements, and whether naming still works there. */
@@ -29,34 +40,37 @@ export class PreparedNames {
   private readonly names = new Map<string, string | null>();
   private naming = true;
 
-  constructor(private readonly log: (message: string) => void) {}
+  constructor(
+    private readonly log: (message: string) => void,
+    /** How the database's statements are encoded and their rows decoded. */
+    readonly codec: StatementCodec,
+  ) {}
 
   /** The query to send for `text`: named while naming works, else unnamed. */
-  config(text: string, values: readonly unknown[]): QueryConfig {
-    const name = this.nameOf(text);
-    return name ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] };
+  prepared(text: string, values: readonly unknown[]): PreparedQuery {
+    return new PreparedQuery(this.nameOf(text), text, values, this.codec);
   }
 
   /**
    * Runs `text` on `target` outside a transaction; a statement that failed only for its name
    * (nothing ran) runs once more, unnamed.
    */
-  async query(target: Queryable, text: string, values: readonly unknown[]) {
-    const config = this.config(text, values);
+  async query(target: Queryable, text: string, values: readonly unknown[]): Promise<PreparedResult> {
+    const query = this.prepared(text, values);
     try {
-      return await target.query(config);
+      return await send(target, query);
     } catch (err) {
-      if (!this.failedForName(err, config)) throw err;
-      return target.query({ text, values: values as unknown[] });
+      if (!this.failedForName(err, query)) throw err;
+      return send(target, new PreparedQuery(undefined, text, values, this.codec));
     }
   }
 
   /**
-   * Looks at the error of `config`: true when it failed only for its name (nothing ran), in
+   * Looks at the error of `query`: true when it failed only for its name (nothing ran), in
    * which case naming stops for the database or for this text.
    */
-  failedForName(err: unknown, config: QueryConfig): boolean {
-    if (!config.name || typeof err !== "object" || err === null) return false;
+  failedForName(err: unknown, query: PreparedQuery): boolean {
+    if (!query.name || typeof err !== "object" || err === null) return false;
     const code = (err as { code?: unknown }).code;
     if (code === "26000" || code === "42P05") {
       if (this.naming)
@@ -65,7 +79,7 @@ export class PreparedNames {
         );
       this.naming = false;
     } else if (code === "0A000" && /cached plan must not change result type/.test((err as Error).message ?? "")) {
-      this.names.set(config.text, null);
+      this.names.set(query.text, null);
     } else return false;
     return true;
   }
