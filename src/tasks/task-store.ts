@@ -19,6 +19,7 @@ import { ClawError } from "../core/errors.js";
 import type { CarriedWrite, Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
 import { KnownTasks } from "./known-tasks.js";
+import { PollCounter } from "./poll-counter.js";
 import {
   COLUMNS,
   fromRaw,
@@ -101,6 +102,9 @@ export interface TaskChange {
 
 /** Tasks and receipts. */
 export class TaskStore {
+  /** PostgreSQL, outside a transaction: check_task's counts, several in one statement. */
+  private readonly polls: PollCounter | undefined;
+
   constructor(
     /** The executor: the database, or the transaction this store was opened in. */
     readonly sql: Sql,
@@ -110,7 +114,9 @@ export class TaskStore {
     private readonly pending?: TaskRecord[],
     /** Shared with the stores of its transactions; only committed records go in. */
     private readonly known = new KnownTasks(),
-  ) {}
+  ) {
+    this.polls = sql.dialect === "postgres" && !pending ? new PollCounter(sql) : undefined;
+  }
 
   /**
    * Runs `fn` in one transaction with a store bound to it; its changes are announced after the
@@ -317,9 +323,9 @@ export class TaskStore {
 
   /** Counts one check_task call; returns the task as stored, its `pollCount` the new count (the poll number). */
   async countPoll(id: string): Promise<TaskRecord> {
-    const raw = await this.sql.get<RawTask>("UPDATE tasks SET poll_count = poll_count + 1 WHERE id = ? RETURNING *", [
-      id,
-    ]);
+    const raw = this.polls
+      ? await this.polls.count(id)
+      : await this.sql.get<RawTask>("UPDATE tasks SET poll_count = poll_count + 1 WHERE id = ? RETURNING *", [id]);
     if (!raw) throw notFound(id);
     return this.seen(fromRaw(raw));
   }

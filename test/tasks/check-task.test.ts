@@ -134,6 +134,31 @@ test("pollCount counts check_task calls (and pollNumber tells which one this is)
   expect((await claw.task.check({ taskId, waitMs: 0 })).task.pollCount).toBe(4);
 });
 
+test("check_task calls at once, on several tasks: each gets its own poll number, and every call is counted", async () => {
+  const { claw, taskId } = await runningTask();
+  const { taskId: other } = await claw.task.create({ title: "counted too" });
+  // On PostgreSQL the calls that come while one count is on its way go in one statement.
+  const ids = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? other : taskId));
+  const checks = await Promise.all(ids.map((id) => claw.task.check({ taskId: id, waitMs: 0 })));
+  const numbers = (id: string) =>
+    checks
+      .filter((c) => c.task.taskId === id)
+      .map((c) => c.pollNumber)
+      .sort((a, b) => a - b);
+  expect(numbers(taskId)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  expect(numbers(other)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+  expect((await claw.task.get({ taskId })).pollCount).toBe(20);
+  expect((await claw.task.get({ taskId: other })).pollCount).toBe(10);
+  // An unknown task among them fails alone.
+  const mixed = await Promise.allSettled([
+    claw.task.check({ taskId, waitMs: 0 }),
+    claw.task.check({ taskId: "task_nope", waitMs: 0 }),
+    claw.task.check({ taskId: other, waitMs: 0 }),
+  ]);
+  expect(mixed.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+  expect((mixed[1] as PromiseRejectedResult).reason).toMatchObject({ code: "not_found" });
+});
+
 test("polls do not change the version", async () => {
   const { claw, taskId } = await runningTask();
   const v = (await claw.task.get({ taskId })).version;
