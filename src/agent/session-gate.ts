@@ -10,6 +10,7 @@
  * process the only runner: the local gate admits at once and costs nothing.
  */
 import { ClawError } from "../core/errors.js";
+import { WhileBusy } from "../core/while-busy.js";
 import type { CarriedWrite, Sql } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
 
@@ -58,6 +59,25 @@ export const LOCAL_GATE: SessionGate = {
 /** Gives this node's lease of a session back. */
 const RELEASE = "DELETE FROM session_leases WHERE session_id = ? AND node = ?";
 
+/** Who takes a lease, or did not get it: the session's id and its task's order. */
+interface Take {
+  sessionId: string;
+  order?: number;
+}
+
+/**
+ * The takes of several sessions in one statement (their tasks and orders as JSON): the rows
+ * written are the leases taken.
+ */
+const TAKE_MANY = `INSERT INTO session_leases (session_id, node, expires_at)
+  SELECT c.session_id, ?, CAST(? AS BIGINT) FROM json_to_recordset(CAST(? AS json)) AS c(session_id text, ord bigint)
+   WHERE c.ord IS NULL OR NOT EXISTS (
+     SELECT 1 FROM tasks WHERE tasks.session_id = c.session_id AND kind = 'run'
+        AND status IN ('todo', 'in_progress') AND seq < c.ord)
+  ON CONFLICT (session_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at
+  WHERE session_leases.expires_at < ? OR session_leases.node = excluded.node
+  RETURNING session_id`;
+
 /** First and longest wait between two tries at a lease another node holds. */
 const FIRST_RETRY_MS = 10;
 const MAX_RETRY_MS = 200;
@@ -72,6 +92,8 @@ export class LeaseGate implements SessionGate {
    */
   private readonly held = new Map<string, number>();
   private takes = 0;
+  /** Takes that come while one is on its way go together in one statement. */
+  private readonly batches = new WhileBusy<Take, boolean>((takes) => this.takeAll(takes));
 
   constructor(
     private readonly sql: Sql,
@@ -127,9 +149,51 @@ export class LeaseGate implements SessionGate {
 
   /**
    * Takes the lease when it is free, expired, or already this node's, and (with `order`) no
-   * earlier run task of the session is still queued or running: one statement either way.
+   * earlier run task of the session is still queued or running: one statement either way,
+   * shared with the takes of other sessions that come meanwhile.
    */
-  private async tryTake(sessionId: string, order?: number): Promise<boolean> {
+  private tryTake(sessionId: string, order?: number): Promise<boolean> {
+    return this.batches.call({ sessionId, order });
+  }
+
+  /** Whether each take got its lease. */
+  private async takeAll(takes: readonly Take[]): Promise<boolean[]> {
+    if (takes.length === 1) return [await this.takeOne(takes[0]!)];
+    const got = new Array<boolean>(takes.length);
+    // A statement writes a row once: a session's second take in the batch goes in the next one.
+    let left = takes.map((take, i) => ({ take, i }));
+    while (left.length > 0) {
+      const sessions = new Set<string>();
+      const now: typeof left = [];
+      const later: typeof left = [];
+      for (const t of left) {
+        if (sessions.has(t.take.sessionId)) later.push(t);
+        else {
+          sessions.add(t.take.sessionId);
+          now.push(t);
+        }
+      }
+      const taken = await this.takeMany(now.map((t) => t.take));
+      for (const t of now) got[t.i] = taken.has(t.take.sessionId);
+      left = later;
+    }
+    return got;
+  }
+
+  /** The sessions of `takes` (each once) whose lease this node got. */
+  private async takeMany(takes: readonly Take[]): Promise<Set<string>> {
+    if (takes.length === 1) return new Set((await this.takeOne(takes[0]!)) ? [takes[0]!.sessionId] : []);
+    const now = Date.now();
+    const rows = await this.sql.all<Pick<Row<"session_leases">, "session_id">>(TAKE_MANY, [
+      this.node,
+      now + this.leaseMs,
+      JSON.stringify(takes.map((t) => ({ session_id: t.sessionId, ord: t.order ?? null }))),
+      now,
+    ]);
+    return new Set(rows.map((r) => r.session_id));
+  }
+
+  private async takeOne({ sessionId, order }: Take): Promise<boolean> {
     const now = Date.now();
     const take =
       order === undefined

@@ -1,0 +1,38 @@
+/**
+ * Calls that go together while one is on its way. The first call goes at once; those that come
+ * while it is on its way wait, then go together in one batch, and so on. Where each call costs
+ * a round trip (a PostgreSQL statement costs both sides more than its rows' work), a batch
+ * costs one, and nothing waits when nothing else is on its way: a lone call costs what it did.
+ */
+export class WhileBusy<I, O> {
+  private waiting: { input: I; resolve(output: O): void; reject(err: unknown): void }[] = [];
+  private busy = false;
+
+  /** `send` answers a batch: one output per input, in their order (or throws for them all). */
+  constructor(private readonly send: (inputs: readonly I[]) => Promise<readonly O[]>) {}
+
+  call(input: I): Promise<O> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ input, resolve, reject });
+      if (!this.busy) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.busy = true;
+    try {
+      while (this.waiting.length > 0) {
+        const calls = this.waiting;
+        this.waiting = [];
+        try {
+          const outputs = await this.send(calls.map((c) => c.input));
+          for (let i = 0; i < calls.length; i++) calls[i]!.resolve(outputs[i]!);
+        } catch (err) {
+          for (const c of calls) c.reject(err);
+        }
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+}
