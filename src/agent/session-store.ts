@@ -12,7 +12,6 @@
  */
 
 import { fitBytes, octetsOf } from "../core/byte-page.js";
-import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
 import type { Narrow } from "../store/tables/columns.js";
 import type { Row } from "../store/tables/tables.js";
@@ -22,9 +21,11 @@ import { type FoldedRead, RunRows } from "./run-rows.js";
 import { SessionQueueStore } from "./session-queue.js";
 import { flag, json, type MessageRow, newMessageId, type SessionRow, toMessage, toSession } from "./session-rows.js";
 import type { Message, NewMessage, Session } from "./session-schemas.js";
+import { leaseLost, type MessageValues, type QueueWaiting, type Watched, WatchedAppends } from "./watched-appends.js";
 
 /** A message to append. */
 export type { NewMessage } from "./session-schemas.js";
+export type { QueueWaiting } from "./watched-appends.js";
 
 const SESSION_COLUMNS =
   "rowid AS pos, id, key, name, bus, model, provider, instructions, stream_text, created_at, updated_at";
@@ -47,12 +48,6 @@ export interface SessionRead extends FoldedRead {
   /** The providers whose sessions can run here (none: any); a task goes only into such a session. */
   providers?: readonly string[];
   session(row: unknown): Session;
-}
-
-/** What waits in a session's queue for its run (steering, follow-up), as one look saw it. */
-export interface QueueWaiting {
-  steering: boolean;
-  followUp: boolean;
 }
 
 const S = {
@@ -124,6 +119,8 @@ export class SessionStore {
   readonly queue: SessionQueueStore;
   /** The session's runs: their rows, starts and ends. */
   readonly runs: RunRows;
+  /** PostgreSQL: run messages of several sessions in one statement. */
+  private readonly watched: WatchedAppends | undefined;
 
   constructor(
     readonly sql: Sql,
@@ -132,6 +129,10 @@ export class SessionStore {
   ) {
     this.queue = new SessionQueueStore(sql, this, node);
     this.runs = new RunRows(sql, node);
+    this.watched =
+      sql.dialect === "postgres"
+        ? new WatchedAppends(sql, node, (v) => this.write(v, undefined, true) as Promise<Watched>)
+        : undefined;
   }
 
   /** The session with this id or key. */
@@ -212,7 +213,7 @@ export class SessionStore {
 
   /** Appends a message at the session's next seq; returns it as stored. */
   async append(sessionId: string, m: NewMessage, q?: Sql): Promise<Message> {
-    return (await this.write(sessionId, m, q, false)).message;
+    return (await this.write(this.values(sessionId, m), q, false)).message;
   }
 
   /**
@@ -221,7 +222,8 @@ export class SessionStore {
    * run's own look costs no round trip).
    */
   appendWatched(sessionId: string, m: NewMessage): Promise<{ message: Message; waiting?: QueueWaiting }> {
-    return this.write(sessionId, m, undefined, this.sql.dialect === "postgres");
+    const values = this.values(sessionId, m);
+    return this.watched ? this.watched.append(values) : this.write(values, undefined, false);
   }
 
   /**
@@ -234,46 +236,59 @@ export class SessionStore {
     m: NewMessage,
     after: number,
   ): Promise<{ message: Message; waiting?: QueueWaiting; newer?: Message[] }> {
-    return this.write(sessionId, m, undefined, this.sql.dialect === "postgres", after);
+    return this.write(this.values(sessionId, m), undefined, this.sql.dialect === "postgres", after);
+  }
+
+  /** A new message's row values. */
+  private values(sessionId: string, m: NewMessage): MessageValues {
+    return {
+      id: newMessageId(),
+      sessionId,
+      runId: m.runId,
+      role: m.role,
+      text: m.text ?? null,
+      callId: m.callId ?? null,
+      name: m.name ?? null,
+      args: json(m.args),
+      result: json(m.result),
+      isError: flag(m.isError),
+      item: json(m.item),
+      refusal: flag(m.refusal),
+      createdAt: Date.now(),
+      // With several nodes a run's messages are fenced: written only while this node still
+      // holds the session's lease, in the same statement, so a node paused past its lease
+      // cannot write into the turn of a run another node has started since.
+      fenced: this.sql.dialect === "postgres" && typeof m.runId === "string",
+    };
   }
 
   private async write(
-    sessionId: string,
-    m: NewMessage,
+    v: MessageValues,
     q: Sql | undefined,
     watch: boolean,
     after?: number,
   ): Promise<{ message: Message; waiting?: QueueWaiting; newer?: Message[] }> {
-    // With several nodes a run's messages are fenced: written only while this node still holds
-    // the session's lease, in the same statement, so a node paused past its lease cannot write
-    // into the turn of a run another node has started since.
     const pg = this.sql.dialect === "postgres";
-    const fenced = pg && typeof m.runId === "string";
-    const createdAt = Date.now();
+    const { sessionId, fenced, createdAt } = v;
     const params = [
-      newMessageId(),
+      v.id,
       sessionId,
-      m.runId,
-      m.role,
-      m.text ?? null,
-      m.callId ?? null,
-      m.name ?? null,
-      json(m.args),
-      json(m.result),
-      flag(m.isError),
-      json(m.item),
-      flag(m.refusal),
+      v.runId,
+      v.role,
+      v.text,
+      v.callId,
+      v.name,
+      v.args,
+      v.result,
+      v.isError,
+      v.item,
+      v.refusal,
       createdAt,
       sessionId,
       ...(fenced ? [sessionId, this.node, createdAt] : []),
     ];
     const stored = (row: MessageRow | undefined): Message => {
-      if (!row)
-        throw new ClawError(
-          "lease_lost",
-          `node ${this.node} no longer holds the lease of session ${sessionId}: run ${m.runId} stopped, nothing more of it is written`,
-          { sessionId, runId: m.runId, node: this.node },
-        );
+      if (!row) throw leaseLost(this.node, v);
       return toMessage(row);
     };
     // PostgreSQL: one statement (message and touch), in the caller's transaction or on its own.

@@ -5,7 +5,7 @@
  * fence still holds: without the session's lease nothing is written, whatever else the
  * statement would have returned.
  */
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import type { SessionStore } from "../../src/agent/session-store.js";
 import { type Claw, createClaw } from "../../src/index.js";
 import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
@@ -82,4 +82,61 @@ test("a steer waiting is seen by the append that follows it", async () => {
     result: {},
   });
   expect(after.waiting).toEqual({ steering: true, followUp: false });
+});
+
+test("run messages of several sessions at once go together: each at its own seq, fenced by its own lease, with its own queue", async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const { sessionId } = await claw.session.start({ sessionKey: `together-${i}` });
+    await store.append(sessionId, { runId: null, role: "user", text: `first of ${i}` });
+    ids.push(sessionId);
+  }
+  const [leased, steered, twice, unleased] = ids as [string, string, string, string];
+  for (const id of [leased, steered, twice]) await lease(id, 60_000);
+  await lease(unleased, -1_000); // lapsed: its message is refused, and only its
+  await store.queue.add(steered, "steer", "turn left");
+  const statements = vi.spyOn(store.sql, "all");
+  const results = await Promise.allSettled([
+    store.appendWatched(leased, { runId: "run_t", role: "assistant", text: "a" }),
+    store.appendWatched(steered, { runId: "run_t", role: "assistant", text: "b" }),
+    store.appendWatched(twice, { runId: "run_t", role: "assistant", text: "c1" }),
+    store.appendWatched(twice, { runId: "run_t", role: "assistant", text: "c2" }),
+    store.appendWatched(unleased, { runId: "run_t", role: "assistant", text: "d" }),
+    store.appendWatched(leased, { runId: "run_t", role: "assistant", text: "a2" }),
+  ]);
+  // The first went alone; the rest came while it was on its way, and went in one statement
+  // (a session's second message in the next).
+  expect(statements.mock.calls.some(([text]) => text.includes("json_to_recordset"))).toBe(true);
+  statements.mockRestore();
+  expect(results.map((r) => r.status)).toEqual([
+    "fulfilled",
+    "fulfilled",
+    "fulfilled",
+    "fulfilled",
+    "rejected",
+    "fulfilled",
+  ]);
+  expect((results[4] as PromiseRejectedResult).reason).toMatchObject({ code: "lease_lost" });
+  const value = (i: number) =>
+    (results[i] as PromiseFulfilledResult<Awaited<ReturnType<SessionStore["appendWatched"]>>>).value;
+  expect(value(0).waiting).toEqual({ steering: false, followUp: false });
+  expect(value(1).waiting).toEqual({ steering: true, followUp: false });
+  const texts = async (id: string) => (await store.allMessages(id)).map((m) => [m.seq, m.text]);
+  expect(await texts(leased)).toEqual([
+    [1, "first of 0"],
+    [2, "a"],
+    [3, "a2"],
+  ]);
+  expect(await texts(steered)).toEqual([
+    [1, "first of 1"],
+    [2, "b"],
+  ]);
+  expect(await texts(twice)).toEqual([
+    [1, "first of 2"],
+    [2, "c1"],
+    [3, "c2"],
+  ]);
+  expect(await texts(unleased)).toEqual([[1, "first of 3"]]);
+  expect(value(2).message.seq).toBe(2);
+  expect(value(3).message.seq).toBe(3);
 });

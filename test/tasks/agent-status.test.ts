@@ -13,12 +13,24 @@ afterEach(async () => {
   await fx?.close();
 });
 
-/** Bash the fake agent runs: read its task's version, then task_update with `fields` (JSON text). */
+/**
+ * Bash the fake agent runs: read its task's version, then task_update with `fields` (JSON text)
+ * at that version; read again and retry when the task changed in between (its own run's
+ * progress, written up to 250 ms after the event it reports, can land between the two calls),
+ * as an agent would.
+ */
 function selfUpdate(fields: string): string {
+  const call = (args: string) =>
+    `curl -sf "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d "{\\"op\\":${args}}"`;
   return [
-    "set -e",
-    `v=$(curl -sf "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d "{\\"op\\":\\"get_task\\",\\"args\\":{\\"taskId\\":\\"$CLAW_TASK_ID\\"}}" | jq .result.version)`,
-    `curl -sf "$CLAW_URL/do" -H "Authorization: Bearer $CLAW_TOKEN" -H 'Content-Type: application/json' -d "{\\"op\\":\\"task_update\\",\\"args\\":{\\"taskId\\":\\"$CLAW_TASK_ID\\",\\"expectedVersion\\":$v,${fields}}}" | jq -c .result.status`,
+    "for attempt in 1 2 3 4 5 6 7 8 9 10; do",
+    `  v=$(${call(`\\"get_task\\",\\"args\\":{\\"taskId\\":\\"$CLAW_TASK_ID\\"}`)} | jq .result.version)`,
+    `  if out=$(${call(`\\"task_update\\",\\"args\\":{\\"taskId\\":\\"$CLAW_TASK_ID\\",\\"expectedVersion\\":$v,${fields}}`)}); then`,
+    '    echo "$out" | jq -c .result.status',
+    "    exit 0",
+    "  fi",
+    "done",
+    "exit 1",
   ].join("\n");
 }
 

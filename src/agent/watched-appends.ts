@@ -1,0 +1,153 @@
+/**
+ * PostgreSQL: the run messages of several sessions in one statement. A run stores each message
+ * as it comes (its answer, its tool calls and their results) with one statement that also
+ * touches its session and says what waits in the session's queue (session-store.ts
+ * `appendWatched`). With many sessions running, the messages that come while one such
+ * statement is on its way go together (WhileBusy): one `INSERT … SELECT` from their rows as
+ * JSON, each at its own session's next seq, each fenced by its own session's lease, each
+ * answered with its own session's queue. A session's second message in a batch goes in the
+ * next statement (seqs are read from the table, which a statement does not see itself write).
+ */
+import { ClawError } from "../core/errors.js";
+import { WhileBusy } from "../core/while-busy.js";
+import type { Sql, SqlValue } from "../store/sql.js";
+import { type MessageRow, toMessage } from "./session-rows.js";
+import type { Message } from "./session-schemas.js";
+
+/** A message's row values, in `messages` column order (seq left out), and whether it is fenced. */
+export interface MessageValues {
+  id: string;
+  sessionId: string;
+  runId: string | null;
+  role: string;
+  text: string | null;
+  callId: string | null;
+  name: string | null;
+  args: string | null;
+  result: string | null;
+  isError: number | null;
+  item: string | null;
+  refusal: number | null;
+  createdAt: number;
+  /** Written only while this node holds the session's unexpired lease. */
+  fenced: boolean;
+}
+
+/** What waits in a session's queue for its run (steering, follow-up), as one look saw it. */
+export interface QueueWaiting {
+  steering: boolean;
+  followUp: boolean;
+}
+
+/** A message as stored, with what waits in its session's queue. */
+export interface Watched {
+  message: Message;
+  waiting: QueueWaiting;
+}
+
+const COLUMNS = "id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at";
+
+const MANY = `WITH c AS (
+    SELECT * FROM json_to_recordset(CAST(? AS json)) AS c(
+      id text, session_id text, run_id text, role text, text text, call_id text, name text, args text,
+      result text, is_error integer, item text, refusal integer, created_at bigint, fenced boolean)
+  ), m AS (
+    INSERT INTO messages (session_id, ${COLUMNS})
+    SELECT c.session_id, c.id, (SELECT COALESCE(MAX(x.seq), 0) + 1 FROM messages x WHERE x.session_id = c.session_id),
+           c.run_id, c.role, c.text, c.call_id, c.name, c.args, c.result, c.is_error, c.item, c.refusal, c.created_at
+      FROM c
+     WHERE NOT c.fenced OR EXISTS (SELECT 1 FROM session_leases l
+             WHERE l.session_id = c.session_id AND l.node = ? AND l.expires_at >= c.created_at)
+    RETURNING session_id, ${COLUMNS}
+  ), touched AS (UPDATE sessions SET updated_at = m.created_at FROM m WHERE sessions.id = m.session_id)
+  SELECT m.*,
+    CASE WHEN EXISTS (SELECT 1 FROM session_queue q WHERE q.session_id = m.session_id AND q.kind = 'steer') THEN 1 ELSE 0 END AS steering,
+    CASE WHEN EXISTS (SELECT 1 FROM session_queue q WHERE q.session_id = m.session_id AND q.kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up
+  FROM m`;
+
+type Row = MessageRow & { session_id: string; steering: number | string; follow_up: number | string };
+
+/** The batches of one store's run messages. */
+export class WatchedAppends {
+  private readonly batches = new WhileBusy<MessageValues, Watched | ClawError>((values) => this.send(values));
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly node: string,
+    /** Stores one message alone (the statement a batch of one costs anyway). */
+    private readonly one: (values: MessageValues) => Promise<Watched>,
+  ) {}
+
+  async append(values: MessageValues): Promise<Watched> {
+    const out = await this.batches.call(values);
+    if (out instanceof ClawError) throw out;
+    return out;
+  }
+
+  private async send(values: readonly MessageValues[]): Promise<(Watched | ClawError)[]> {
+    const out = new Array<Watched | ClawError>(values.length);
+    let left = values.map((v, i) => ({ v, i }));
+    while (left.length > 0) {
+      const sessions = new Set<string>();
+      const now: typeof left = [];
+      const later: typeof left = [];
+      for (const x of left) {
+        if (sessions.has(x.v.sessionId)) later.push(x);
+        else {
+          sessions.add(x.v.sessionId);
+          now.push(x);
+        }
+      }
+      if (now.length === 1) {
+        const [{ v, i }] = now as [(typeof now)[0]];
+        out[i] = await this.one(v).catch((err: unknown) => {
+          if (err instanceof ClawError) return err;
+          throw err;
+        });
+      } else {
+        const rows = await this.sql.all<Row>(MANY, [JSON.stringify(now.map((x) => record(x.v))), this.node]);
+        const bySession = new Map(rows.map((r) => [r.session_id, r]));
+        for (const { v, i } of now) {
+          const row = bySession.get(v.sessionId);
+          out[i] = row
+            ? {
+                message: toMessage(row),
+                waiting: { steering: Number(row.steering) === 1, followUp: Number(row.follow_up) === 1 },
+              }
+            : leaseLost(this.node, v);
+        }
+      }
+      left = later;
+    }
+    return out;
+  }
+}
+
+/** A message's JSON record for the statement's `json_to_recordset`. */
+function record(v: MessageValues): Record<string, SqlValue | boolean> {
+  return {
+    id: v.id,
+    session_id: v.sessionId,
+    run_id: v.runId,
+    role: v.role,
+    text: v.text,
+    call_id: v.callId,
+    name: v.name,
+    args: v.args,
+    result: v.result,
+    is_error: v.isError,
+    item: v.item,
+    refusal: v.refusal,
+    created_at: v.createdAt,
+    fenced: v.fenced,
+  };
+}
+
+/** A fenced message this node could not write: its lease is gone. */
+export function leaseLost(node: string, v: Pick<MessageValues, "sessionId" | "runId">): ClawError {
+  return new ClawError(
+    "lease_lost",
+    `node ${node} no longer holds the lease of session ${v.sessionId}: run ${v.runId} stopped, nothing more of it is written`,
+    { sessionId: v.sessionId, runId: v.runId, node },
+  );
+}
