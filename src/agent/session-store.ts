@@ -131,7 +131,7 @@ export class SessionStore {
     this.runs = new RunRows(sql, node);
     this.watched =
       sql.dialect === "postgres"
-        ? new WatchedAppends(sql, node, (v) => this.write(v, undefined, true) as Promise<Watched>)
+        ? new WatchedAppends(sql, node, (a) => this.write(a.values, undefined, true, a.after) as Promise<Watched>)
         : undefined;
   }
 
@@ -223,7 +223,7 @@ export class SessionStore {
    */
   appendWatched(sessionId: string, m: NewMessage): Promise<{ message: Message; waiting?: QueueWaiting }> {
     const values = this.values(sessionId, m);
-    return this.watched ? this.watched.append(values) : this.write(values, undefined, false);
+    return this.watched ? this.watched.append({ values }) : this.write(values, undefined, false);
   }
 
   /**
@@ -236,7 +236,8 @@ export class SessionStore {
     m: NewMessage,
     after: number,
   ): Promise<{ message: Message; waiting?: QueueWaiting; newer?: Message[] }> {
-    return this.write(this.values(sessionId, m), undefined, this.sql.dialect === "postgres", after);
+    const values = this.values(sessionId, m);
+    return this.watched ? this.watched.append({ values, after }) : this.write(values, undefined, false, after);
   }
 
   /** A new message's row values. */

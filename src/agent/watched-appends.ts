@@ -5,8 +5,10 @@
  * `appendWatched`). With many sessions running, the messages that come while one such
  * statement is on its way go together (WhileBusy): one `INSERT … SELECT` from their rows as
  * JSON, each at its own session's next seq, each fenced by its own session's lease, each
- * answered with its own session's queue. A session's second message in a batch goes in the
- * next statement (seqs are read from the table, which a statement does not see itself write).
+ * answered with its own session's queue, and a run's first message with the messages others
+ * stored in its session since its kept context was read (`appendCatchingUp`). A session's
+ * second message in a batch goes in the next statement (seqs are read from the table, which a
+ * statement does not see itself write).
  */
 import { ClawError } from "../core/errors.js";
 import { WhileBusy } from "../core/while-busy.js";
@@ -43,6 +45,14 @@ export interface QueueWaiting {
 export interface Watched {
   message: Message;
   waiting: QueueWaiting;
+  /** Asked with `after`: the session's messages after that seq stored by others, in seq order. */
+  newer?: Message[];
+}
+
+/** A message to append, and (a run's first) the seq its kept context was read up to. */
+export interface Append {
+  values: MessageValues;
+  after?: number;
 }
 
 const COLUMNS = "id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at";
@@ -50,7 +60,7 @@ const COLUMNS = "id, seq, run_id, role, text, call_id, name, args, result, is_er
 const MANY = `WITH c AS (
     SELECT * FROM json_to_recordset(CAST(? AS json)) AS c(
       id text, session_id text, run_id text, role text, text text, call_id text, name text, args text,
-      result text, is_error integer, item text, refusal integer, created_at bigint, fenced boolean)
+      result text, is_error integer, item text, refusal integer, created_at bigint, fenced boolean, after bigint)
   ), m AS (
     INSERT INTO messages (session_id, ${COLUMNS})
     SELECT c.session_id, c.id, (SELECT COALESCE(MAX(x.seq), 0) + 1 FROM messages x WHERE x.session_id = c.session_id),
@@ -62,31 +72,42 @@ const MANY = `WITH c AS (
   ), touched AS (UPDATE sessions SET updated_at = m.created_at FROM m WHERE sessions.id = m.session_id)
   SELECT m.*,
     CASE WHEN EXISTS (SELECT 1 FROM session_queue q WHERE q.session_id = m.session_id AND q.kind = 'steer') THEN 1 ELSE 0 END AS steering,
-    CASE WHEN EXISTS (SELECT 1 FROM session_queue q WHERE q.session_id = m.session_id AND q.kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up
-  FROM m`;
+    CASE WHEN EXISTS (SELECT 1 FROM session_queue q WHERE q.session_id = m.session_id AND q.kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up,
+    1 AS mine
+  FROM m
+  UNION ALL
+  SELECT x.session_id, ${COLUMNS.split(", ")
+    .map((c) => `x.${c}`)
+    .join(", ")}, 0, 0, 0 FROM messages x JOIN c ON x.session_id = c.session_id AND x.seq > c.after
+  ORDER BY session_id, seq`;
 
-type Row = MessageRow & { session_id: string; steering: number | string; follow_up: number | string };
+type Row = MessageRow & {
+  session_id: string;
+  steering: number | string;
+  follow_up: number | string;
+  mine: number | string;
+};
 
 /** The batches of one store's run messages. */
 export class WatchedAppends {
-  private readonly batches = new WhileBusy<MessageValues, Watched | ClawError>((values) => this.send(values));
+  private readonly batches = new WhileBusy<Append, Watched | ClawError>((appends) => this.send(appends));
 
   constructor(
     private readonly sql: Sql,
     private readonly node: string,
     /** Stores one message alone (the statement a batch of one costs anyway). */
-    private readonly one: (values: MessageValues) => Promise<Watched>,
+    private readonly one: (append: Append) => Promise<Watched>,
   ) {}
 
-  async append(values: MessageValues): Promise<Watched> {
-    const out = await this.batches.call(values);
+  async append(append: Append): Promise<Watched> {
+    const out = await this.batches.call(append);
     if (out instanceof ClawError) throw out;
     return out;
   }
 
-  private async send(values: readonly MessageValues[]): Promise<(Watched | ClawError)[]> {
-    const out = new Array<Watched | ClawError>(values.length);
-    let left = values.map((v, i) => ({ v, i }));
+  private async send(appends: readonly Append[]): Promise<(Watched | ClawError)[]> {
+    const out = new Array<Watched | ClawError>(appends.length);
+    let left = appends.map((a, i) => ({ a, v: a.values, i }));
     while (left.length > 0) {
       const sessions = new Set<string>();
       const now: typeof left = [];
@@ -99,20 +120,26 @@ export class WatchedAppends {
         }
       }
       if (now.length === 1) {
-        const [{ v, i }] = now as [(typeof now)[0]];
-        out[i] = await this.one(v).catch((err: unknown) => {
+        const [{ a, i }] = now as [(typeof now)[0]];
+        out[i] = await this.one(a).catch((err: unknown) => {
           if (err instanceof ClawError) return err;
           throw err;
         });
       } else {
-        const rows = await this.sql.all<Row>(MANY, [JSON.stringify(now.map((x) => record(x.v))), this.node]);
-        const bySession = new Map(rows.map((r) => [r.session_id, r]));
-        for (const { v, i } of now) {
-          const row = bySession.get(v.sessionId);
+        const rows = await this.sql.all<Row>(MANY, [JSON.stringify(now.map((x) => record(x.a))), this.node]);
+        const mine = new Map<string, Row>();
+        const newer = new Map<string, Message[]>();
+        for (const r of rows) {
+          if (Number(r.mine) === 1) mine.set(r.session_id, r);
+          else newer.set(r.session_id, [...(newer.get(r.session_id) ?? []), toMessage(r)]);
+        }
+        for (const { a, v, i } of now) {
+          const row = mine.get(v.sessionId);
           out[i] = row
             ? {
                 message: toMessage(row),
                 waiting: { steering: Number(row.steering) === 1, followUp: Number(row.follow_up) === 1 },
+                ...(a.after === undefined ? {} : { newer: newer.get(v.sessionId) ?? [] }),
               }
             : leaseLost(this.node, v);
         }
@@ -124,7 +151,7 @@ export class WatchedAppends {
 }
 
 /** A message's JSON record for the statement's `json_to_recordset`. */
-function record(v: MessageValues): Record<string, SqlValue | boolean> {
+function record({ values: v, after }: Append): Record<string, SqlValue | boolean> {
   return {
     id: v.id,
     session_id: v.sessionId,
@@ -140,6 +167,7 @@ function record(v: MessageValues): Record<string, SqlValue | boolean> {
     refusal: v.refusal,
     created_at: v.createdAt,
     fenced: v.fenced,
+    after: after ?? null,
   };
 }
 

@@ -140,3 +140,37 @@ test("run messages of several sessions at once go together: each at its own seq,
   expect(value(2).message.seq).toBe(2);
   expect(value(3).message.seq).toBe(3);
 });
+
+test("first messages of several runs at once go together, each with the messages others stored in its own session since its context", async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { sessionId } = await claw.session.start({ sessionKey: `catching-up-${i}` });
+    await lease(sessionId, 60_000);
+    ids.push(sessionId);
+  }
+  const [x, y, z] = ids as [string, string, string];
+  const kept = await store.append(x, { runId: null, role: "user", text: "x kept" });
+  await store.append(x, { runId: null, role: "user", text: "x since 1" });
+  await store.append(x, { runId: null, role: "user", text: "x since 2" });
+  const keptY = await store.append(y, { runId: null, role: "user", text: "y kept" });
+  await store.append(z, { runId: null, role: "user", text: "z other" });
+  await store.queue.add(y, "follow_up", "then this");
+  const statements = vi.spyOn(store.sql, "all");
+  const [first, rx, ry, rz] = await Promise.all([
+    store.appendWatched(z, { runId: "run_z", role: "assistant", text: "z first, alone" }),
+    store.appendCatchingUp(x, { runId: "run_x", role: "user", text: "x go" }, kept.seq),
+    store.appendCatchingUp(y, { runId: "run_y", role: "user", text: "y go" }, keptY.seq),
+    store.appendWatched(z, { runId: "run_z", role: "assistant", text: "z again" }),
+  ]);
+  expect(statements.mock.calls.some(([text]) => text.includes("json_to_recordset"))).toBe(true);
+  statements.mockRestore();
+  expect(first.message.seq).toBe(2);
+  expect(rx.message).toMatchObject({ text: "x go", seq: 4 });
+  expect(rx.newer?.map((m) => m.text)).toEqual(["x since 1", "x since 2"]);
+  expect(ry.message).toMatchObject({ text: "y go", seq: 2 });
+  expect(ry.newer).toEqual([]);
+  expect(ry.waiting).toEqual({ steering: false, followUp: true });
+  // A watched append asks for no catch-up.
+  expect(rz.newer).toBeUndefined();
+  expect(rz.message).toMatchObject({ text: "z again", seq: 3 });
+});
