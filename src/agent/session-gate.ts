@@ -10,7 +10,7 @@
  * process the only runner: the local gate admits at once and costs nothing.
  */
 import { ClawError } from "../core/errors.js";
-import { WhileBusy } from "../core/while-busy.js";
+import { distinctRounds, WhileBusy } from "../core/while-busy.js";
 import type { CarriedWrite, Sql } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
 
@@ -160,22 +160,9 @@ export class LeaseGate implements SessionGate {
   private async takeAll(takes: readonly Take[]): Promise<boolean[]> {
     if (takes.length === 1) return [await this.takeOne(takes[0]!)];
     const got = new Array<boolean>(takes.length);
-    // A statement writes a row once: a session's second take in the batch goes in the next one.
-    let left = takes.map((take, i) => ({ take, i }));
-    while (left.length > 0) {
-      const sessions = new Set<string>();
-      const now: typeof left = [];
-      const later: typeof left = [];
-      for (const t of left) {
-        if (sessions.has(t.take.sessionId)) later.push(t);
-        else {
-          sessions.add(t.take.sessionId);
-          now.push(t);
-        }
-      }
-      const taken = await this.takeMany(now.map((t) => t.take));
-      for (const t of now) got[t.i] = taken.has(t.take.sessionId);
-      left = later;
+    for (const round of distinctRounds(takes, (t) => t.sessionId)) {
+      const taken = await this.takeMany(round.map((r) => r.item));
+      for (const r of round) got[r.i] = taken.has(r.item.sessionId);
     }
     return got;
   }

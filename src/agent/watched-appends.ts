@@ -11,7 +11,7 @@
  * statement does not see itself write).
  */
 import { ClawError } from "../core/errors.js";
-import { WhileBusy } from "../core/while-busy.js";
+import { distinctRounds, WhileBusy } from "../core/while-busy.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import { type MessageRow, toMessage } from "./session-rows.js";
 import type { Message } from "./session-schemas.js";
@@ -107,18 +107,8 @@ export class WatchedAppends {
 
   private async send(appends: readonly Append[]): Promise<(Watched | ClawError)[]> {
     const out = new Array<Watched | ClawError>(appends.length);
-    let left = appends.map((a, i) => ({ a, v: a.values, i }));
-    while (left.length > 0) {
-      const sessions = new Set<string>();
-      const now: typeof left = [];
-      const later: typeof left = [];
-      for (const x of left) {
-        if (sessions.has(x.v.sessionId)) later.push(x);
-        else {
-          sessions.add(x.v.sessionId);
-          now.push(x);
-        }
-      }
+    for (const round of distinctRounds(appends, (a) => a.values.sessionId)) {
+      const now = round.map(({ item, i }) => ({ a: item, v: item.values, i }));
       if (now.length === 1) {
         const [{ a, i }] = now as [(typeof now)[0]];
         out[i] = await this.one(a).catch((err: unknown) => {
@@ -144,7 +134,6 @@ export class WatchedAppends {
             : leaseLost(this.node, v);
         }
       }
-      left = later;
     }
     return out;
   }

@@ -36,3 +36,21 @@ export class WhileBusy<I, O> {
     }
   }
 }
+
+/**
+ * `items`, each with its index, in rounds where no key comes twice: round n holds the n-th item
+ * of each key, in their order. A statement writes a row once (and does not see its own writes),
+ * so a key's second item of a batch goes in the statement after.
+ */
+export function distinctRounds<T>(items: readonly T[], key: (item: T) => string): { item: T; i: number }[][] {
+  const rounds: { item: T; i: number }[][] = [];
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    const k = key(item);
+    const n = seen.get(k) ?? 0;
+    seen.set(k, n + 1);
+    rounds[n] ??= [];
+    rounds[n].push({ item, i });
+  });
+  return rounds;
+}

@@ -171,6 +171,6 @@ test("first messages of several runs at once go together, each with the messages
   expect(ry.newer).toEqual([]);
   expect(ry.waiting).toEqual({ steering: false, followUp: true });
   // A watched append asks for no catch-up.
-  expect(rz.newer).toBeUndefined();
+  expect((rz as { newer?: unknown }).newer).toBeUndefined();
   expect(rz.message).toMatchObject({ text: "z again", seq: 3 });
 });
