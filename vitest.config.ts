@@ -66,6 +66,12 @@ export default defineConfig({
     // sandbox gives scripts their own. Tests of the sandbox choose it explicitly.
     env: { CLAW_SANDBOX: "none" },
     reporters: ["default"],
+    // CI (.ci/run sets TSCLAW_VITEST_FS_CACHE=1) keeps transformed modules on disk, in
+    // node_modules/.experimental-vitest-cache, so its later runs (remote, postgres, slow, the Node
+    // 22 and 26 smokes) do not transform the tree again: in a smoke run beside lint and the bench,
+    // transforming took 20 to 39 s of its time. Experimental in vitest 4, hence CI only, where
+    // every run starts from a clean clone.
+    experimental: { fsModuleCache: process.env.TSCLAW_VITEST_FS_CACHE === "1" },
     projects: [
       { extends: true, test: { name: "fast", include: ["test/**/*.test.ts"], exclude: [SLOW] } },
       // The slow files start servers, shells and browsers that a file closes, but whose last
