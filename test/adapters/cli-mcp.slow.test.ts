@@ -4,43 +4,26 @@
  * local `tsclaw mcp` whose driver was built for another Node says so and how to fix it.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServeProcess, startServe } from "../fault/serve-process.js";
 import { tempDir } from "../helpers/claw.js";
-import { cleanEnv, ROOT } from "./cli-run.js";
+import { cleanEnv, cliBundle, ROOT } from "./cli-run.js";
 
 let serve: ServeProcess;
 let db: string;
 let cli: string;
-let outdir: string;
 beforeAll(async () => {
   // Split into chunks as the package's build is: a command's imports load only when it runs.
-  // Inside the repository, so the bare imports left external resolve from its node_modules.
-  mkdirSync(`${ROOT}node_modules/.cache/tsclaw-test`, { recursive: true });
-  outdir = mkdtempSync(`${ROOT}node_modules/.cache/tsclaw-test/cli-split-`);
-  await build({
-    entryPoints: { cli: `${ROOT}adapters/cli/index.ts` },
-    bundle: true,
-    splitting: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    outdir,
-    logLevel: "error",
-  });
-  cli = join(outdir, "cli.js");
+  cli = await cliBundle();
   db = join(tempDir("tsclaw-mcp-abs-"), "claw.db");
   serve = await startServe(db); // generates <db>.token
 }, 60_000);
 afterAll(async () => {
   await serve?.stop();
-  rmSync(outdir, { recursive: true, force: true });
 });
 
 const NO_SQLITE = `${ROOT}test/fixtures/no-native-sqlite.mjs`;

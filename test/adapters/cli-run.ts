@@ -4,33 +4,13 @@
  * the bundle takes a fraction of the time of transpiling through tsx on every spawn.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { rmSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundle, ROOT } from "../helpers/bundle.js";
 
-/** Absolute path of the repository root. */
-export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-let built: Promise<string> | undefined;
+export { ROOT };
 
 /** Bundles adapters/cli/index.ts into node_modules/.cache (so bare imports resolve from the repo); returns the file. */
 export function cliBundle(): Promise<string> {
-  built ??= (async () => {
-    const outfile = `${ROOT}node_modules/.cache/tsclaw-test/cli-${process.pid}.mjs`;
-    process.once("exit", () => rmSync(outfile, { force: true }));
-    await build({
-      entryPoints: [`${ROOT}adapters/cli/index.ts`],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      packages: "external",
-      outfile,
-      logLevel: "error",
-    });
-    return outfile;
-  })();
-  return built;
+  return bundle(`${ROOT}adapters/cli/index.ts`, "cli");
 }
 
 /** argv that runs the CLI (after {@link cliBundle} resolved). */

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { answer, callBash, type FakeResponses, startFakeResponses } from "../fixtures/fake-responses.js";
+import { bundle } from "../helpers/bundle.js";
 import { tempDir } from "../helpers/claw.js";
 
 interface Child {
@@ -33,13 +34,13 @@ afterEach(async () => {
   await fake.close();
 });
 
-/** Starts a claw process on the test's database; resolves once it is ready. */
+/**
+ * Starts a claw process on the test's database; resolves once it is ready. The child runs from
+ * a bundle of approval-child.ts: each test starts it two or three times.
+ */
 async function startChild(): Promise<Child> {
-  const proc = spawn(
-    process.execPath,
-    ["--import", "tsx", join(import.meta.dirname, "approval-child.ts"), db, fake.url],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
+  const child = await bundle(join(import.meta.dirname, "approval-child.ts"));
+  const proc = spawn(process.execPath, [child, db, fake.url], { stdio: ["pipe", "pipe", "inherit"] });
   children.push(proc);
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   const waiting = new Map<number, (line: any) => void>();

@@ -1,6 +1,6 @@
 /**
  * The remote client's subscriptions survive everything a connection can go through: a subscriber
- * (callback and iterator) sees 10 000 events exactly once and in seq order while, with events
+ * (callback and iterator) sees 5 000 events exactly once and in seq order while, with events
  * published throughout, its socket is dropped, the server is killed with SIGKILL and restarted on
  * the same port and database, and the server cuts it with 4008 as a slow consumer. Every phase is
  * triggered by how far publishing got, never by a clock, and the outcome is compared with what
@@ -15,7 +15,11 @@ import type { BusEvent } from "../../src/index.js";
 import { readAll, type ServeProcess, startServe } from "../fault/serve-process.js";
 import { tempDir } from "../helpers/claw.js";
 
-const TARGET = 10_000;
+// Each disruption below comes 1 000 acknowledged events after the previous one, with all 32
+// publishers in flight when it lands. What a resume replays is what was published while the client
+// was away (and, after the 4008, the padded events: several 4 MiB pages), which the total does not
+// change: 10 000 events (the count before) cost twice the time for the same three disruptions.
+const TARGET = 5_000;
 const BUS = "resume";
 const WORKERS = 32;
 const PAD = 256 * 1024;
@@ -62,7 +66,7 @@ function bytesToForceCut(): number {
   }
 }
 
-test("a client subscriber sees 10 000 events once, in order, across a dropped socket, kill -9 and restart, and a 4008", async () => {
+test("a client subscriber sees 5 000 events once, in order, across a dropped socket, kill -9 and restart, and a 4008", async () => {
   const db = join(tempDir("tsclaw-resume-"), "claw.db");
   server = await startServe(db);
   const url = server.url;
@@ -107,13 +111,13 @@ test("a client subscriber sees 10 000 events once, in order, across a dropped so
   });
 
   // 1. A dropped socket: the client's connection dies without a close handshake.
-  await until(() => maxAcked >= 2000 && viaCallback.length > 0, "2 000 events acknowledged and one seen");
+  await until(() => maxAcked >= 1000 && viaCallback.length > 0, "1 000 events acknowledged and one seen");
   const dropped = sockets.length;
   sockets[dropped - 1]!.terminate();
   await until(() => sockets.length > dropped && sockets.at(-1)!.readyState === WebSocket.OPEN, "a new socket");
 
   // 2. kill -9 of the server while publishing, and a restart on the same port and database.
-  await until(() => maxAcked >= 4000, "4 000 events acknowledged");
+  await until(() => maxAcked >= 2000, "2 000 events acknowledged");
   const beforeKill = sockets.length;
   await server.kill9();
   server = await startServe(db, ["--listen", `127.0.0.1:${port}`]);
@@ -125,7 +129,7 @@ test("a client subscriber sees 10 000 events once, in order, across a dropped so
 
   // 3. A slow consumer: the client stops reading while large events are published, until the
   // server's send queue must have passed its mark; then it reads again and sees the 4008.
-  await until(() => maxAcked >= 6000, "6 000 events acknowledged");
+  await until(() => maxAcked >= 3000, "3 000 events acknowledged");
   const slow = sockets.at(-1)!;
   slow.pause();
   padUntil = bytesToForceCut();

@@ -72,8 +72,11 @@ function reference(cron: string, tz: string, from: string, n: number): string[] 
 describe("cron due times agree with cron-parser", () => {
   const cases = EXPRESSIONS.flatMap((cron) => ZONES.map((tz) => [cron, tz] as const));
   it.each(cases)("%s in %s", (cron, tz) => {
+    // Six due times each; three for the leap day, where cron-parser walks four years of days per
+    // due time (about a second of CPU for six in a zone), and three leap years show the cadence.
+    const n = cron === "0 12 29 2 *" ? 3 : 6;
     for (const from of ["2026-05-04T10:17:00Z", "2026-12-31T23:59:30Z"]) {
-      expect(ours(cron, tz, from, 6)).toEqual(reference(cron, tz, from, 6));
+      expect(ours(cron, tz, from, n)).toEqual(reference(cron, tz, from, n));
     }
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { type Claw, createClaw } from "../../src/index.js";
 import { answer, callBash } from "../fixtures/fake-responses.js";
+import { bundle } from "../helpers/bundle.js";
 import { tempDir } from "../helpers/claw.js";
 import { processAlive, waitProcessGone } from "../helpers/process.js";
 import { fixture, readPid } from "./helpers.js";
@@ -107,11 +108,10 @@ test("after kill -9 of the serving process, its running task becomes error/inter
   const db = join(dir, "claw.db");
   const pidFile = join(dir, "sleep.pid");
   fx.fake.script(callBash({ script: `sleep 60 & echo $! > ${pidFile}; wait` }));
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(import.meta.dirname, "crash-child.ts"), db, fx.fake.url, pidFile],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
+  const crashChild = await bundle(join(import.meta.dirname, "crash-child.ts"));
+  const child = spawn(process.execPath, [crashChild, db, fx.fake.url, pidFile], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let buf = "";
     child.stdout!.on("data", (c: Buffer) => {
