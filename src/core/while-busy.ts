@@ -1,8 +1,12 @@
+import { ClawError } from "./errors.js";
+
 /**
  * Calls that go together while one is on its way. The first call goes at once; those that come
  * while it is on its way wait, then go together in one batch, and so on. Where each call costs
  * a round trip (a PostgreSQL statement costs both sides more than its rows' work), a batch
  * costs one, and nothing waits when nothing else is on its way: a lone call costs what it did.
+ * A batch that fails goes again one call at a time, so an input its statement chokes on fails
+ * alone (a failed statement wrote nothing); only a store that is unavailable fails them all.
  */
 export class WhileBusy<I, O> {
   private waiting: { input: I; resolve(output: O): void; reject(err: unknown): void }[] = [];
@@ -28,7 +32,9 @@ export class WhileBusy<I, O> {
           const outputs = await this.send(calls.map((c) => c.input));
           for (let i = 0; i < calls.length; i++) calls[i]!.resolve(outputs[i]!);
         } catch (err) {
-          for (const c of calls) c.reject(err);
+          const unavailable = err instanceof ClawError && err.code === "storage_unavailable";
+          if (calls.length === 1 || unavailable) for (const c of calls) c.reject(err);
+          else for (const c of calls) await this.send([c.input]).then(([o]) => c.resolve(o!), c.reject);
         }
       }
     } finally {
