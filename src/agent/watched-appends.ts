@@ -90,7 +90,7 @@ type Row = MessageRow & {
 
 /** The batches of one store's run messages. */
 export class WatchedAppends {
-  private readonly batches = new WhileBusy<Append, Watched | ClawError>((appends) => this.send(appends));
+  private readonly batches = new WhileBusy<Append, Watched | Error>((appends) => this.send(appends));
 
   constructor(
     private readonly sql: Sql,
@@ -101,43 +101,57 @@ export class WatchedAppends {
 
   async append(append: Append): Promise<Watched> {
     const out = await this.batches.call(append);
-    if (out instanceof ClawError) throw out;
+    if (out instanceof Error) throw out;
     return out;
   }
 
-  private async send(appends: readonly Append[]): Promise<(Watched | ClawError)[]> {
-    const out = new Array<Watched | ClawError>(appends.length);
+  /**
+   * Each message's outcome, its own error included: a batch never fails as a whole once a
+   * round of it is written (a second try would find those messages stored).
+   */
+  private async send(appends: readonly Append[]): Promise<(Watched | Error)[]> {
+    const out = new Array<Watched | Error>(appends.length);
     for (const round of distinctRounds(appends, (a) => a.values.sessionId)) {
-      const now = round.map(({ item, i }) => ({ a: item, v: item.values, i }));
-      if (now.length === 1) {
-        const [{ a, i }] = now as [(typeof now)[0]];
-        out[i] = await this.one(a).catch((err: unknown) => {
-          if (err instanceof ClawError) return err;
-          throw err;
-        });
-      } else {
-        const rows = await this.sql.all<Row>(MANY, [JSON.stringify(now.map((x) => record(x.a))), this.node]);
-        const mine = new Map<string, Row>();
-        const newer = new Map<string, Message[]>();
-        for (const r of rows) {
-          if (Number(r.mine) === 1) mine.set(r.session_id, r);
-          else newer.set(r.session_id, [...(newer.get(r.session_id) ?? []), toMessage(r)]);
-        }
-        for (const { a, v, i } of now) {
-          const row = mine.get(v.sessionId);
-          out[i] = row
-            ? {
-                message: toMessage(row),
-                waiting: { steering: Number(row.steering) === 1, followUp: Number(row.follow_up) === 1 },
-                ...(a.after === undefined ? {} : { newer: newer.get(v.sessionId) ?? [] }),
-              }
-            : leaseLost(this.node, v);
+      if (round.length > 1) {
+        try {
+          const written = await this.many(round.map((r) => r.item));
+          for (let k = 0; k < round.length; k++) out[round[k]!.i] = written[k]!;
+          continue;
+        } catch (err) {
+          if (err instanceof ClawError && err.code === "storage_unavailable") {
+            for (const r of round) out[r.i] = err;
+            continue;
+          }
+          // The statement wrote nothing: each goes alone, so what it choked on fails alone.
         }
       }
+      for (const r of round) out[r.i] = await this.one(r.item).catch((err: unknown) => asError(err));
     }
     return out;
   }
+
+  /** Messages of distinct sessions in one statement. */
+  private async many(appends: readonly Append[]): Promise<(Watched | ClawError)[]> {
+    const rows = await this.sql.all<Row>(MANY, [JSON.stringify(appends.map(record)), this.node]);
+    const mine = new Map<string, Row>();
+    const newer = new Map<string, Message[]>();
+    for (const r of rows) {
+      if (Number(r.mine) === 1) mine.set(r.session_id, r);
+      else newer.set(r.session_id, [...(newer.get(r.session_id) ?? []), toMessage(r)]);
+    }
+    return appends.map(({ values: v, after }) => {
+      const row = mine.get(v.sessionId);
+      if (!row) return leaseLost(this.node, v);
+      return {
+        message: toMessage(row),
+        waiting: { steering: Number(row.steering) === 1, followUp: Number(row.follow_up) === 1 },
+        ...(after === undefined ? {} : { newer: newer.get(v.sessionId) ?? [] }),
+      };
+    });
+  }
 }
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /** A message's JSON record for the statement's `json_to_recordset`. */
 function record({ values: v, after }: Append): Record<string, SqlValue | boolean> {

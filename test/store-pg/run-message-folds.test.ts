@@ -174,3 +174,24 @@ test("first messages of several runs at once go together, each with the messages
   expect((rz as { newer?: unknown }).newer).toBeUndefined();
   expect(rz.message).toMatchObject({ text: "z again", seq: 3 });
 });
+
+test("a message the batch's statement chokes on fails alone: the others are stored once", async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const { sessionId } = await claw.session.start({ sessionKey: `choked-${i}` });
+    await lease(sessionId, 60_000);
+    ids.push(sessionId);
+  }
+  const [p, q] = ids as [string, string];
+  const results = await Promise.allSettled([
+    store.appendWatched(p, { runId: null, role: "assistant", text: "alone first" }),
+    store.appendWatched(q, { runId: null, role: "assistant", text: "q kept" }),
+    // No such session: the messages' foreign key refuses it, and with it the whole statement.
+    store.appendWatched("ses_missing", { runId: null, role: "assistant", text: "refused" }),
+    store.appendWatched(p, { runId: null, role: "assistant", text: "p kept" }),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+  expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: "23503" });
+  expect((await store.allMessages(q)).map((m) => m.text)).toEqual(["q kept"]);
+  expect((await store.allMessages(p)).map((m) => m.text)).toEqual(["alone first", "p kept"]);
+});
