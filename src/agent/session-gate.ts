@@ -10,7 +10,7 @@
  * process the only runner: the local gate admits at once and costs nothing.
  */
 import { ClawError } from "../core/errors.js";
-import { distinctRounds, WhileBusy } from "../core/while-busy.js";
+import { WhileBusy } from "../core/while-busy.js";
 import type { CarriedWrite, Sql } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
 
@@ -92,8 +92,11 @@ export class LeaseGate implements SessionGate {
    */
   private readonly held = new Map<string, number>();
   private takes = 0;
-  /** Takes that come while one is on its way go together in one statement. */
-  private readonly batches = new WhileBusy<Take, boolean>((takes) => this.takeAll(takes));
+  /** Takes that come while one is on its way go together in one statement (a session once). */
+  private readonly batches = new WhileBusy<Take, boolean>(
+    (takes) => this.takeAll(takes),
+    (t) => t.sessionId,
+  );
 
   constructor(
     private readonly sql: Sql,
@@ -156,20 +159,9 @@ export class LeaseGate implements SessionGate {
     return this.batches.call({ sessionId, order });
   }
 
-  /** Whether each take got its lease. */
+  /** Whether each take (of distinct sessions) got its lease. */
   private async takeAll(takes: readonly Take[]): Promise<boolean[]> {
     if (takes.length === 1) return [await this.takeOne(takes[0]!)];
-    const got = new Array<boolean>(takes.length);
-    for (const round of distinctRounds(takes, (t) => t.sessionId)) {
-      const taken = await this.takeMany(round.map((r) => r.item));
-      for (const r of round) got[r.i] = taken.has(r.item.sessionId);
-    }
-    return got;
-  }
-
-  /** The sessions of `takes` (each once) whose lease this node got. */
-  private async takeMany(takes: readonly Take[]): Promise<Set<string>> {
-    if (takes.length === 1) return new Set((await this.takeOne(takes[0]!)) ? [takes[0]!.sessionId] : []);
     const now = Date.now();
     const rows = await this.sql.all<Pick<Row<"session_leases">, "session_id">>(TAKE_MANY, [
       this.node,
@@ -177,7 +169,8 @@ export class LeaseGate implements SessionGate {
       JSON.stringify(takes.map((t) => ({ session_id: t.sessionId, ord: t.order ?? null }))),
       now,
     ]);
-    return new Set(rows.map((r) => r.session_id));
+    const taken = new Set(rows.map((r) => r.session_id));
+    return takes.map((t) => taken.has(t.sessionId));
   }
 
   private async takeOne({ sessionId, order }: Take): Promise<boolean> {

@@ -19,13 +19,25 @@ import { itemMessage } from "./output-items.js";
 import type { OutputItem } from "./responses-stream.js";
 import { type FoldedRead, RunRows } from "./run-rows.js";
 import { SessionQueueStore } from "./session-queue.js";
-import { flag, json, type MessageRow, newMessageId, type SessionRow, toMessage, toSession } from "./session-rows.js";
+import {
+  MESSAGE_COLUMNS,
+  type MessageRow,
+  type MessageValues,
+  messageValues,
+  newMessageId,
+  type QueueWaiting,
+  queueWaiting,
+  type SessionRow,
+  toMessage,
+  toSession,
+  waitingOf,
+} from "./session-rows.js";
 import type { Message, NewMessage, Session } from "./session-schemas.js";
-import { leaseLost, type MessageValues, type QueueWaiting, type Watched, WatchedAppends } from "./watched-appends.js";
+import { leaseLost, type Watched, WatchedAppends } from "./watched-appends.js";
 
+export type { QueueWaiting } from "./session-rows.js";
 /** A message to append. */
 export type { NewMessage } from "./session-schemas.js";
-export type { QueueWaiting } from "./watched-appends.js";
 
 const SESSION_COLUMNS =
   "rowid AS pos, id, key, name, bus, model, provider, instructions, stream_text, created_at, updated_at";
@@ -33,12 +45,6 @@ const SESSION_COLUMNS =
 const MESSAGE_OVERHEAD = 256;
 /** What a listed session costs beside its text: ids, bus, model, times and JSON (an estimate). */
 const SESSION_OVERHEAD_BYTES = 512;
-
-const MESSAGE_COLUMNS = "id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at";
-/** Two 0/1 columns: whether steering and follow-up messages wait in the session's queue (parameter: the session id twice). */
-const QUEUE_WAITING = `,
-  CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'steer') THEN 1 ELSE 0 END AS steering,
-  CASE WHEN EXISTS (SELECT 1 FROM session_queue WHERE session_id = ? AND kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up`;
 
 /**
  * A read of one session for another statement to fold in (a task's insert, PostgreSQL): its SQL
@@ -81,7 +87,7 @@ const S = {
     ${fence ? "HAVING EXISTS (SELECT 1 FROM session_leases WHERE session_id = ? AND node = ? AND expires_at >= ?)" : ""}
     RETURNING ${MESSAGE_COLUMNS}
   ), touched AS (UPDATE sessions SET updated_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM m))
-  SELECT ${MESSAGE_COLUMNS}${watch ? QUEUE_WAITING : ""}${
+  SELECT ${MESSAGE_COLUMNS}${watch ? queueWaiting("?") : ""}${
     newer
       ? `, 1 AS mine FROM m
   UNION ALL SELECT ${MESSAGE_COLUMNS}, 0, 0, 0 FROM messages WHERE session_id = ? AND seq > ?
@@ -104,11 +110,6 @@ const S = {
 const APPEND_PG = [S.appendPg(false, false), S.appendPg(true, false)] as const;
 const APPEND_PG_WATCHED = [S.appendPg(false, true), S.appendPg(true, true)] as const;
 const APPEND_PG_NEWER = [S.appendPg(false, true, true), S.appendPg(true, true, true)] as const;
-
-/** What waits in the queue, from QUEUE_WAITING's two 0/1 columns (numbers or numeric strings). */
-function waitingOf(row: { steering?: number | string; follow_up?: number | string }): QueueWaiting {
-  return { steering: Number(row.steering) === 1, followUp: Number(row.follow_up) === 1 };
-}
 
 /** Session columns a caller may change. */
 const UPDATABLE = ["name", "model", "provider"] as const satisfies readonly (keyof Row<"sessions">)[];
@@ -240,27 +241,9 @@ export class SessionStore {
     return this.watched ? this.watched.append({ values, after }) : this.write(values, undefined, false, after);
   }
 
-  /** A new message's row values. */
+  /** A new message's row values (fenced on PostgreSQL, where nodes share the session). */
   private values(sessionId: string, m: NewMessage): MessageValues {
-    return {
-      id: newMessageId(),
-      sessionId,
-      runId: m.runId,
-      role: m.role,
-      text: m.text ?? null,
-      callId: m.callId ?? null,
-      name: m.name ?? null,
-      args: json(m.args),
-      result: json(m.result),
-      isError: flag(m.isError),
-      item: json(m.item),
-      refusal: flag(m.refusal),
-      createdAt: Date.now(),
-      // With several nodes a run's messages are fenced: written only while this node still
-      // holds the session's lease, in the same statement, so a node paused past its lease
-      // cannot write into the turn of a run another node has started since.
-      fenced: this.sql.dialect === "postgres" && typeof m.runId === "string",
-    };
+    return messageValues(sessionId, m, this.sql.dialect === "postgres");
   }
 
   private async write(

@@ -8,38 +8,22 @@
  * answered with its own session's queue, and a run's first message with the messages others
  * stored in its session since its kept context was read (`appendCatchingUp`). A session's
  * second message in a batch goes in the next statement (seqs are read from the table, which a
- * statement does not see itself write).
+ * statement does not see itself write), and a message the statement chokes on fails alone
+ * (WhileBusy's rounds).
  */
 import { ClawError } from "../core/errors.js";
-import { distinctRounds, WhileBusy } from "../core/while-busy.js";
+import { WhileBusy } from "../core/while-busy.js";
 import type { Sql, SqlValue } from "../store/sql.js";
-import { type MessageRow, toMessage } from "./session-rows.js";
+import {
+  MESSAGE_COLUMNS,
+  type MessageRow,
+  type MessageValues,
+  type QueueWaiting,
+  queueWaiting,
+  toMessage,
+  waitingOf,
+} from "./session-rows.js";
 import type { Message } from "./session-schemas.js";
-
-/** A message's row values, in `messages` column order (seq left out), and whether it is fenced. */
-export interface MessageValues {
-  id: string;
-  sessionId: string;
-  runId: string | null;
-  role: string;
-  text: string | null;
-  callId: string | null;
-  name: string | null;
-  args: string | null;
-  result: string | null;
-  isError: number | null;
-  item: string | null;
-  refusal: number | null;
-  createdAt: number;
-  /** Written only while this node holds the session's unexpired lease. */
-  fenced: boolean;
-}
-
-/** What waits in a session's queue for its run (steering, follow-up), as one look saw it. */
-export interface QueueWaiting {
-  steering: boolean;
-  followUp: boolean;
-}
 
 /** A message as stored, with what waits in its session's queue. */
 export interface Watched {
@@ -55,28 +39,23 @@ export interface Append {
   after?: number;
 }
 
-const COLUMNS = "id, seq, run_id, role, text, call_id, name, args, result, is_error, item, refusal, created_at";
-
 const MANY = `WITH c AS (
     SELECT * FROM json_to_recordset(CAST(? AS json)) AS c(
       id text, session_id text, run_id text, role text, text text, call_id text, name text, args text,
       result text, is_error integer, item text, refusal integer, created_at bigint, fenced boolean, after bigint)
   ), m AS (
-    INSERT INTO messages (session_id, ${COLUMNS})
+    INSERT INTO messages (session_id, ${MESSAGE_COLUMNS})
     SELECT c.session_id, c.id, (SELECT COALESCE(MAX(x.seq), 0) + 1 FROM messages x WHERE x.session_id = c.session_id),
            c.run_id, c.role, c.text, c.call_id, c.name, c.args, c.result, c.is_error, c.item, c.refusal, c.created_at
       FROM c
      WHERE NOT c.fenced OR EXISTS (SELECT 1 FROM session_leases l
              WHERE l.session_id = c.session_id AND l.node = ? AND l.expires_at >= c.created_at)
-    RETURNING session_id, ${COLUMNS}
+    RETURNING session_id, ${MESSAGE_COLUMNS}
   ), touched AS (UPDATE sessions SET updated_at = m.created_at FROM m WHERE sessions.id = m.session_id)
-  SELECT m.*,
-    CASE WHEN EXISTS (SELECT 1 FROM session_queue q WHERE q.session_id = m.session_id AND q.kind = 'steer') THEN 1 ELSE 0 END AS steering,
-    CASE WHEN EXISTS (SELECT 1 FROM session_queue q WHERE q.session_id = m.session_id AND q.kind = 'follow_up') THEN 1 ELSE 0 END AS follow_up,
-    1 AS mine
+  SELECT m.*${queueWaiting("m.session_id")}, 1 AS mine
   FROM m
   UNION ALL
-  SELECT x.session_id, ${COLUMNS.split(", ")
+  SELECT x.session_id, ${MESSAGE_COLUMNS.split(", ")
     .map((c) => `x.${c}`)
     .join(", ")}, 0, 0, 0 FROM messages x JOIN c ON x.session_id = c.session_id AND x.seq > c.after
   ORDER BY session_id, seq`;
@@ -90,7 +69,10 @@ type Row = MessageRow & {
 
 /** The batches of one store's run messages. */
 export class WatchedAppends {
-  private readonly batches = new WhileBusy<Append, Watched | Error>((appends) => this.send(appends));
+  private readonly batches = new WhileBusy<Append, Watched | ClawError>(
+    (appends) => (appends.length === 1 ? this.one(appends[0]!).then((w) => [w]) : this.many(appends)),
+    (a) => a.values.sessionId,
+  );
 
   constructor(
     private readonly sql: Sql,
@@ -101,36 +83,11 @@ export class WatchedAppends {
 
   async append(append: Append): Promise<Watched> {
     const out = await this.batches.call(append);
-    if (out instanceof Error) throw out;
+    if (out instanceof ClawError) throw out;
     return out;
   }
 
-  /**
-   * Each message's outcome, its own error included: a batch never fails as a whole once a
-   * round of it is written (a second try would find those messages stored).
-   */
-  private async send(appends: readonly Append[]): Promise<(Watched | Error)[]> {
-    const out = new Array<Watched | Error>(appends.length);
-    for (const round of distinctRounds(appends, (a) => a.values.sessionId)) {
-      if (round.length > 1) {
-        try {
-          const written = await this.many(round.map((r) => r.item));
-          for (let k = 0; k < round.length; k++) out[round[k]!.i] = written[k]!;
-          continue;
-        } catch (err) {
-          if (err instanceof ClawError && err.code === "storage_unavailable") {
-            for (const r of round) out[r.i] = err;
-            continue;
-          }
-          // The statement wrote nothing: each goes alone, so what it choked on fails alone.
-        }
-      }
-      for (const r of round) out[r.i] = await this.one(r.item).catch((err: unknown) => asError(err));
-    }
-    return out;
-  }
-
-  /** Messages of distinct sessions in one statement. */
+  /** Messages of distinct sessions in one statement; `lease_lost` for each one its fence refused. */
   private async many(appends: readonly Append[]): Promise<(Watched | ClawError)[]> {
     const rows = await this.sql.all<Row>(MANY, [JSON.stringify(appends.map(record)), this.node]);
     const mine = new Map<string, Row>();
@@ -144,14 +101,12 @@ export class WatchedAppends {
       if (!row) return leaseLost(this.node, v);
       return {
         message: toMessage(row),
-        waiting: { steering: Number(row.steering) === 1, followUp: Number(row.follow_up) === 1 },
+        waiting: waitingOf(row),
         ...(after === undefined ? {} : { newer: newer.get(v.sessionId) ?? [] }),
       };
     });
   }
 }
-
-const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /** A message's JSON record for the statement's `json_to_recordset`. */
 function record({ values: v, after }: Append): Record<string, SqlValue | boolean> {

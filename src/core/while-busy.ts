@@ -5,15 +5,23 @@ import { ClawError } from "./errors.js";
  * while it is on its way wait, then go together in one batch, and so on. Where each call costs
  * a round trip (a PostgreSQL statement costs both sides more than its rows' work), a batch
  * costs one, and nothing waits when nothing else is on its way: a lone call costs what it did.
- * A batch that fails goes again one call at a time, so an input its statement chokes on fails
- * alone (a failed statement wrote nothing); only a store that is unavailable fails them all.
+ *
+ * With a `key`, a batch goes in rounds where no key comes twice (distinctRounds): a statement
+ * writes a row once and does not see its own writes. A round that fails goes again one call at
+ * a time, so an input its statement chokes on fails alone (a failed statement wrote nothing,
+ * and the rounds already written are not sent again); only a store that is unavailable fails
+ * the whole round.
  */
 export class WhileBusy<I, O> {
-  private waiting: { input: I; resolve(output: O): void; reject(err: unknown): void }[] = [];
+  private waiting: Call<I, O>[] = [];
   private busy = false;
 
-  /** `send` answers a batch: one output per input, in their order (or throws for them all). */
-  constructor(private readonly send: (inputs: readonly I[]) => Promise<readonly O[]>) {}
+  constructor(
+    /** Answers a round: one output per input, in their order (or throws for them all). */
+    private readonly send: (inputs: readonly I[]) => Promise<readonly O[]>,
+    /** What may come once per round (none: any input may come several times). */
+    private readonly key?: (input: I) => string,
+  ) {}
 
   call(input: I): Promise<O> {
     return new Promise((resolve, reject) => {
@@ -28,25 +36,36 @@ export class WhileBusy<I, O> {
       while (this.waiting.length > 0) {
         const calls = this.waiting;
         this.waiting = [];
-        try {
-          const outputs = await this.send(calls.map((c) => c.input));
-          for (let i = 0; i < calls.length; i++) calls[i]!.resolve(outputs[i]!);
-        } catch (err) {
-          const unavailable = err instanceof ClawError && err.code === "storage_unavailable";
-          if (calls.length === 1 || unavailable) for (const c of calls) c.reject(err);
-          else for (const c of calls) await this.send([c.input]).then(([o]) => c.resolve(o!), c.reject);
-        }
+        const key = this.key;
+        const rounds = key ? distinctRounds(calls, (c) => key(c.input)).map((r) => r.map((x) => x.item)) : [calls];
+        for (const round of rounds) await this.sendRound(round);
       }
     } finally {
       this.busy = false;
     }
   }
+
+  private async sendRound(calls: readonly Call<I, O>[]): Promise<void> {
+    try {
+      const outputs = await this.send(calls.map((c) => c.input));
+      for (let i = 0; i < calls.length; i++) calls[i]!.resolve(outputs[i]!);
+    } catch (err) {
+      const unavailable = err instanceof ClawError && err.code === "storage_unavailable";
+      if (calls.length === 1 || unavailable) for (const c of calls) c.reject(err);
+      else for (const c of calls) await this.send([c.input]).then(([o]) => c.resolve(o!), c.reject);
+    }
+  }
+}
+
+interface Call<I, O> {
+  input: I;
+  resolve(output: O): void;
+  reject(err: unknown): void;
 }
 
 /**
  * `items`, each with its index, in rounds where no key comes twice: round n holds the n-th item
- * of each key, in their order. A statement writes a row once (and does not see its own writes),
- * so a key's second item of a batch goes in the statement after.
+ * of each key, in their order.
  */
 export function distinctRounds<T>(items: readonly T[], key: (item: T) => string): { item: T; i: number }[][] {
   const rounds: { item: T; i: number }[][] = [];

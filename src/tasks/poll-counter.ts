@@ -10,7 +10,10 @@ import { WhileBusy } from "../core/while-busy.js";
 import type { Sql } from "../store/sql.js";
 import type { RawTask } from "./task-record.js";
 
-const ONE = "UPDATE tasks SET poll_count = poll_count + 1 WHERE id = ? RETURNING *";
+/** Counts one call on task `id` with a statement of its own: its row, or undefined when it does not exist. */
+export const countOne = (sql: Sql, id: string) =>
+  sql.get<RawTask>("UPDATE tasks SET poll_count = poll_count + 1 WHERE id = ? RETURNING *", [id]);
+
 // The tasks and their calls as JSON: one parameter, whatever the batch's size.
 const MANY = `UPDATE tasks AS t SET poll_count = t.poll_count + c.n
   FROM json_to_recordset(CAST(? AS json)) AS c(id text, n bigint)
@@ -28,7 +31,7 @@ export class PollCounter {
   }
 
   private async send(ids: readonly string[]): Promise<(RawTask | undefined)[]> {
-    if (ids.length === 1) return [await this.sql.get<RawTask>(ONE, [ids[0]!])];
+    if (ids.length === 1) return [await countOne(this.sql, ids[0]!)];
     const perTask = new Map<string, number>();
     for (const id of ids) perTask.set(id, (perTask.get(id) ?? 0) + 1);
     const rows = await this.sql.all<RawTask>(MANY, [JSON.stringify([...perTask].map(([id, n]) => ({ id, n })))]);

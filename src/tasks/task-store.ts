@@ -19,7 +19,7 @@ import { ClawError } from "../core/errors.js";
 import type { CarriedWrite, Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
 import { KnownTasks } from "./known-tasks.js";
-import { PollCounter } from "./poll-counter.js";
+import { countOne, PollCounter } from "./poll-counter.js";
 import {
   COLUMNS,
   fromRaw,
@@ -323,9 +323,7 @@ export class TaskStore {
 
   /** Counts one check_task call; returns the task as stored, its `pollCount` the new count (the poll number). */
   async countPoll(id: string): Promise<TaskRecord> {
-    const raw = this.polls
-      ? await this.polls.count(id)
-      : await this.sql.get<RawTask>("UPDATE tasks SET poll_count = poll_count + 1 WHERE id = ? RETURNING *", [id]);
+    const raw = await (this.polls ? this.polls.count(id) : countOne(this.sql, id));
     if (!raw) throw notFound(id);
     return this.seen(fromRaw(raw));
   }

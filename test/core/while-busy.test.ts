@@ -89,3 +89,21 @@ test("distinctRounds: a key's n-th item goes in round n, in order, with its inde
   const rounds = distinctRounds(["a", "b", "a", "c", "a", "b"], (x) => x);
   expect(rounds.map((r) => r.map(({ item, i }) => `${item}${i}`))).toEqual([["a0", "b1", "c3"], ["a2", "b5"], ["a4"]]);
 });
+
+test("with a key, a batch goes in rounds where a key comes once; a failed round goes again alone, the rounds written are not sent again", async () => {
+  const batches: string[][] = [];
+  const busy = new WhileBusy<string, string>(
+    async (inputs) => {
+      batches.push([...inputs]);
+      if (inputs.length > 1 && inputs.includes("b2")) throw new Error("b2 is refused");
+      if (inputs.length === 1 && inputs[0] === "b2") throw new Error("b2 is refused");
+      return inputs.map((x) => x.toUpperCase());
+    },
+    (x) => x[0]!,
+  );
+  const first = busy.call("z");
+  const rest = ["a1", "b1", "a2", "b2", "c1"].map((x) => busy.call(x).catch((e: Error) => e.message));
+  expect(await first).toBe("Z");
+  expect(await Promise.all(rest)).toEqual(["A1", "B1", "A2", "b2 is refused", "C1"]);
+  expect(batches).toEqual([["z"], ["a1", "b1", "c1"], ["a2", "b2"], ["a2"], ["b2"]]);
+});
