@@ -29,19 +29,35 @@ const server = await startPostgres(
   STATEMENTS ? ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track_planning=on"] : [],
 );
 
-/** pg_stat_statements' rows, by server time, divided by the jobs run. */
+/** The tsclaw run's database (its rows' counts are per database). */
+let DB = "";
+/** pg_stat_statements' rows, by server time, and each table's rows written, divided by the jobs run. */
 async function printStatements(reset: boolean): Promise<void> {
-  const c = new pg.Client({ connectionString: server.url });
+  const c = new pg.Client({ connectionString: DB || server.url });
   await c.connect();
   try {
     await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     if (reset) {
-      await c.query("SELECT pg_stat_statements_reset()");
+      await c.query("SELECT pg_stat_statements_reset(), pg_stat_reset()");
       return;
     }
+    const tup = await c.query(
+      "SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd + n_tup_del > 0 ORDER BY relname",
+    );
+    for (const r of tup.rows)
+      process.stdout.write(
+        `  ${r.relname}: ins ${(r.n_tup_ins / N).toFixed(2)} upd ${(r.n_tup_upd / N).toFixed(2)} hot ${(r.n_tup_hot_upd / N).toFixed(2)} del ${(r.n_tup_del / N).toFixed(2)}\n`,
+      );
     const { rows } = await c.query(
       `SELECT calls, total_exec_time + total_plan_time AS ms, total_plan_time AS plan_ms, query
        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY 2 DESC LIMIT 25`,
+    );
+    const all = await c.query(
+      "SELECT SUM(calls) AS calls FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'",
+    );
+    const dl = await c.query("SELECT COALESCE(SUM(deadlocks), 0) AS n FROM pg_stat_database");
+    process.stdout.write(
+      `statements per job: ${(Number(all.rows[0].calls) / N).toFixed(2)}; deadlocks: ${dl.rows[0].n}\n`,
     );
     let sum = 0;
     for (const r of rows) sum += Number(r.ms);
@@ -78,7 +94,8 @@ async function measured(label: string, fn: () => Promise<void>) {
   );
 }
 try {
-  const { claw, close } = await modelClaw(ON_SQLITE ? SQLITE : postgresStore(server), fakeUrl);
+  const { claw, close, db } = await modelClaw(ON_SQLITE ? SQLITE : postgresStore(server), fakeUrl);
+  DB = db;
   const jobs = async (n: number) =>
     pool(CONCURRENCY, CONCURRENCY, async (s) => {
       for (let i = s; i < n; i += CONCURRENCY) {
@@ -90,7 +107,11 @@ try {
   await jobs(CONCURRENCY * 2);
   if (STATEMENTS) await printStatements(true);
   await measured("tsclaw", () => jobs(N).then(() => {}));
-  if (STATEMENTS) await printStatements(false);
+  if (STATEMENTS) {
+    // Closed first: a backend sends its table counts when it ends (or after seconds idle).
+    await claw.close();
+    await printStatements(false);
+  }
   await close();
   if (!TSCLAW_ONLY) {
     await bareCalls();

@@ -74,7 +74,10 @@ export function pgVsSqlite(pg: number, sqlite: number, unit: string, lowerIsBett
 }
 
 /** A claw on a fresh database of `store` whose agent talks to the bench's fake model at `fakeUrl`. */
-export async function modelClaw(store: BenchStore, fakeUrl: string): Promise<{ claw: Claw; close(): Promise<void> }> {
+export async function modelClaw(
+  store: BenchStore,
+  fakeUrl: string,
+): Promise<{ claw: Claw; db: string; close(): Promise<void> }> {
   const fresh = await store.fresh();
   const claw = createClaw({
     db: fresh.db,
@@ -85,6 +88,7 @@ export async function modelClaw(store: BenchStore, fakeUrl: string): Promise<{ c
   await claw.ready();
   return {
     claw,
+    db: fresh.db,
     close: async () => {
       await claw.close();
       await fresh.remove();

@@ -59,3 +59,22 @@ test("an item kept from turn to turn is encoded once; a new item is encoded when
     spy.mockRestore();
   }
 });
+
+test("a history's next turn keeps the text it sent; a changed history is joined again, and so is the next model or tool set", () => {
+  const rest = { tools, stream: true };
+  const history = items();
+  const same = (input: ResponseInputItem[], head = { model: "m", instructions: "i" }, r: object = rest) =>
+    expect(requestJson(head, input, r as Record<string, unknown>)).toBe(JSON.stringify({ ...head, input, ...r }));
+  same(history);
+  const longer = [...history, { type: "message", role: "user", content: "more" } as ResponseInputItem];
+  same(longer);
+  same(longer); // nothing new
+  same(longer, { model: "other", instructions: "ünï" }, { tools: [], stream: true, store: false });
+  // Shorter, an item replaced in the middle (the same first item), then the longer one again.
+  same(history.slice(0, 2));
+  const replaced = [...longer];
+  replaced[2] = { type: "function_call_output", call_id: "call_9", output: "x" };
+  same(replaced);
+  same(longer);
+  same([history[0]!]);
+});

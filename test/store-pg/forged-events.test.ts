@@ -30,7 +30,9 @@ beforeAll(async () => {
   // Each run sleeps in bash for as long as its prompt says, then answers.
   fake.setDefault((req) => {
     if (afterToolOutput(req)) return answer("slept");
-    const m = /sleep (\S+)/.exec(JSON.stringify(req.body.input));
+    // The seconds alone: the input's JSON goes on after them (`sleep 1.5"}]`), and a script with
+    // that stray quote failed at once, so the run was over before the test could see it running.
+    const m = /sleep (\d+(?:\.\d+)?)/.exec(JSON.stringify(req.body.input));
     return callBash({ script: `sleep ${m?.[1] ?? "0"}` });
   });
   claw = createClaw({
