@@ -1,61 +1,43 @@
 /**
- * The JSON text of a Responses request, built with each input item's JSON kept from one turn to
- * the next. A run replays the session's whole history every turn, and the client would encode
- * all of it again each time (JSON.stringify of the request: ~3 ms per turn at 1 000 stored
- * messages here). The items of the settled history are the same objects turn after turn (the
- * run's context keeps them), so their text is made once, and the text of a history's items as
- * last sent is kept: a turn encodes and appends only the items new since the last one. The text
- * is exactly what JSON.stringify of the same request gives. (Kept as UTF-8 bytes instead, the
- * turn at 1 000 messages cost more, not less: a fresh 350 KB buffer a turn.)
+ * The JSON text of a Responses request. A run replays the session's whole history every turn,
+ * and the client would encode all of it again each time (JSON.stringify of the request: ~3 ms
+ * a turn at 1 000 stored messages here). The run's context (run-context.ts) keeps the text of
+ * the history's settled items, extended as items settle, and marks each input it hands out
+ * with it (`withEncodedPrefix`); the body then encodes only the items after that prefix. The
+ * text is exactly what JSON.stringify of the same request gives.
  */
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 
-/** Each item's JSON, for as long as the item (kept by a run's context) lives. */
-const itemJson = new WeakMap<object, string>();
-
-function jsonOf(item: ResponseInputItem): string {
-  let json = itemJson.get(item);
-  if (json === undefined) {
-    json = JSON.stringify(item);
-    itemJson.set(item, json);
-  }
-  return json;
-}
-
-/** The items' JSON joined, as last sent for a history starting with a given item (the key). */
-interface Joined {
-  items: readonly ResponseInputItem[];
-  text: string;
-}
-const joinedFrom = new WeakMap<object, Joined>();
+/** The text of an input's first `count` items (joined with commas), for the inputs marked with one. */
+const encodedPrefixes = new WeakMap<readonly ResponseInputItem[], { count: number; json: string }>();
 
 /**
- * The items' JSON texts joined with commas. A history's next turn sends the items of its last
- * turn and a few more: when the input starts with exactly the items last joined for the same
- * first item, their text is kept and only the new items' are added (joining 1 000 kept texts
- * again was ~1 ms a turn).
+ * Marks `input` as starting with `count` items whose JSON, joined with commas, is `json`. The
+ * mark lives as long as the array; its items must not change while it does.
  */
-function itemsJson(input: readonly ResponseInputItem[]): string {
-  const first = input[0];
-  if (first === undefined) return "";
-  const last = joinedFrom.get(first);
-  const kept = last !== undefined && last.items.length <= input.length && last.items.every((x, i) => x === input[i]);
-  let text = kept ? last.text : jsonOf(first);
-  for (let i = kept ? last.items.length : 1; i < input.length; i++) text += `,${jsonOf(input[i]!)}`;
-  joinedFrom.set(first, { items: input.slice(), text });
+export function withEncodedPrefix(input: readonly ResponseInputItem[], count: number, json: string): void {
+  encodedPrefixes.set(input, { count, json });
+}
+
+/** The items' JSON joined with commas, appended to `json` (the text of items before them, if any). */
+export function joinJson(json: string, items: readonly ResponseInputItem[]): string {
+  let text = json;
+  for (const item of items) text += text === "" ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
   return text;
 }
 
 /**
- * `JSON.stringify({ model, instructions, input, ...rest })`, its `input` items from the cache.
- * `rest` holds the other fields in request order (never empty: the tools are always sent).
+ * `JSON.stringify({ model, instructions, input, ...rest })`, the text of `input`'s marked prefix
+ * taken as it is. `rest` holds the other fields in request order (never empty: the tools are
+ * always sent).
  */
 export function requestJson(
   head: { model: string; instructions: string },
   input: readonly ResponseInputItem[],
   rest: Record<string, unknown>,
 ): string {
-  const items = itemsJson(input);
+  const prefix = encodedPrefixes.get(input);
+  const items = prefix ? joinJson(prefix.json, input.slice(prefix.count)) : joinJson("", input);
   const tail = JSON.stringify(rest);
   return `{"model":${JSON.stringify(head.model)},"instructions":${JSON.stringify(head.instructions)},"input":[${items}],${tail.slice(1)}`;
 }

@@ -3,10 +3,12 @@
  * message the run adds after it. Each turn's Responses `input` is built from it without reading
  * storage again, and without converting the whole history again: the part before the newest
  * turn start (a user message or a summary) is converted once, since nothing the run adds can
- * change how those messages are replayed.
+ * change how those messages are replayed. Their request text is kept too, extended as the
+ * settled part grows (request-body.ts), so a turn encodes only the items of its open turn.
  */
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { contextMessages, toInput } from "./history.js";
+import { joinJson, withEncodedPrefix } from "./request-body.js";
 import type { Message } from "./session-schemas.js";
 
 const startsTurn = (m: Message) => m.role === "user" || m.role === "summary";
@@ -16,6 +18,9 @@ const charsOf = (m: Message) => JSON.stringify(m).length;
 /** The messages the model sees next turn, kept as the run appends to them. */
 export class RunContext {
   private settledInput: ResponseInputItem[] = [];
+  /** The JSON of the first `encoded` settled items, joined with commas (filled in as inputs are handed out). */
+  private settledJson = "";
+  private encoded = 0;
   private open: Message[] = [];
   /** The seq of the newest message in the context (0 when empty). */
   lastSeq = 0;
@@ -47,6 +52,8 @@ export class RunContext {
     const chars = charsOf(m);
     if (m.role === "summary") {
       this.settledInput = [];
+      this.settledJson = "";
+      this.encoded = 0;
       this.open = [m];
       this.chars = chars;
       return;
@@ -63,6 +70,12 @@ export class RunContext {
 
   /** The next turn's input: the full context, replayed as toInput replays stored messages. */
   input(): ResponseInputItem[] {
-    return this.settledInput.concat(toInput(this.open, this.provider));
+    if (this.encoded < this.settledInput.length) {
+      this.settledJson = joinJson(this.settledJson, this.settledInput.slice(this.encoded));
+      this.encoded = this.settledInput.length;
+    }
+    const input = this.settledInput.concat(toInput(this.open, this.provider));
+    withEncodedPrefix(input, this.encoded, this.settledJson);
+    return input;
   }
 }

@@ -9,6 +9,8 @@
  */
 import type { Progress } from "./run-events.js";
 import type { TaskPhase } from "./task-schema.js";
+import { TERMINAL } from "./task-status.js";
+import type { TaskChange, TaskRecord } from "./task-store.js";
 
 /** The longest progress waits before it is written. */
 const HOLD_MS = 250;
@@ -63,4 +65,21 @@ function after(before: PendingProgress | undefined, p: Progress): PendingProgres
     timeline: [...(before?.timeline ?? []), ...(p.timeline !== undefined ? [p.timeline] : [])],
     at: Date.now(),
   };
+}
+
+/**
+ * The change held progress `p` makes to its task as stored (undefined: none). The run's events
+ * move a running task's phase and latest update. A task changed since the events (an approval
+ * asked, the task updated) or not running (waiting on a human: an approval's question, the
+ * agent's own block) says something newer, or what it waits for: the events keep only their
+ * timeline lines. (The times alone missed a question that came in the same millisecond as the
+ * events.) A record that is final (cancelled, interrupted) takes nothing.
+ */
+export function progressChange(t: TaskRecord, p: PendingProgress): TaskChange | undefined {
+  if (TERMINAL.has(t.status)) return undefined;
+  const linesOnly = p.timeline.length > 0 ? { patch: {}, timeline: p.timeline } : undefined;
+  if (t.updatedAt > p.at || t.status !== "in_progress") return linesOnly;
+  const latestUpdate = p.update ? { at: Date.now(), text: p.update } : undefined;
+  if ((p.phase === undefined || p.phase === t.phase) && !latestUpdate) return linesOnly;
+  return { patch: { phase: p.phase, latestUpdate }, timeline: p.timeline };
 }

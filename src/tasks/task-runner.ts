@@ -10,7 +10,7 @@ import type { RunStart } from "../agent/run-rows.js";
 import type { LeaveWith } from "../agent/session-gate.js";
 import type { ClawError } from "../core/errors.js";
 import { toClawError } from "../core/errors.js";
-import { HeldProgress, type PendingProgress } from "./held-progress.js";
+import { HeldProgress, type PendingProgress, progressChange } from "./held-progress.js";
 import { clip, progressOf } from "./run-events.js";
 import type { SessionPort, TaskRunResult, TaskSession } from "./session-port.js";
 import { endedInError, markInterrupted, taskError } from "./task-errors.js";
@@ -244,16 +244,7 @@ export class TaskRunner {
 
   private async writeProgress(taskId: string, p: PendingProgress): Promise<void> {
     try {
-      await this.store.change(taskId, (t) => {
-        if (TERMINAL.has(t.status)) return undefined; // cancelled or interrupted: the record is final
-        // Changed since these events (an approval asked, the task updated): what it says is
-        // newer; the events keep only their timeline lines.
-        if (t.updatedAt > p.at) return p.timeline.length > 0 ? { patch: {}, timeline: p.timeline } : undefined;
-        const phase = t.status === "in_progress" ? p.phase : undefined; // blocked keeps waiting_human
-        const latestUpdate = p.update ? { at: Date.now(), text: p.update } : undefined;
-        if (phase === t.phase && !latestUpdate) return undefined;
-        return { patch: { phase, latestUpdate }, timeline: p.timeline };
-      });
+      await this.store.change(taskId, (t) => progressChange(t, p));
     } catch (err) {
       this.log(`tsclaw: task ${taskId}: could not record progress: ${String(err)}`);
     }

@@ -1,11 +1,13 @@
 /**
- * The request text built with each input item's JSON kept (request-body.ts) is exactly what
- * JSON.stringify of the same request gives, and an item's text is made once however many turns
- * send it.
+ * The request text built with the settled history's text kept by the run's context
+ * (request-body.ts, run-context.ts) is exactly what JSON.stringify of the same request gives, and
+ * only the items after the kept text are encoded.
  */
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { expect, test, vi } from "vitest";
-import { requestJson } from "../../src/agent/request-body.js";
+import { joinJson, requestJson, withEncodedPrefix } from "../../src/agent/request-body.js";
+import { RunContext } from "../../src/agent/run-context.js";
+import type { Message } from "../../src/agent/session-schemas.js";
 
 const items = (): ResponseInputItem[] => [
   { type: "message", role: "user", content: 'say "hi" \u2028 and ünïcödé 🎉 \\ back' },
@@ -40,41 +42,51 @@ test("the text is JSON.stringify's, with and without include, and for no input a
   }
 });
 
-test("an item kept from turn to turn is encoded once; a new item is encoded when it first goes", () => {
-  const settled = items();
+test("a marked prefix's text is taken as it is and only the items after it are encoded", () => {
+  const head = { model: "m", instructions: "i" };
   const rest = { tools, stream: true };
+  const settled = items();
+  const prefix = joinJson("", settled.slice(0, 3));
+  expect(prefix).toBe(JSON.stringify(settled.slice(0, 3)).slice(1, -1));
+  const input = [...settled];
+  withEncodedPrefix(input, 3, prefix);
   const spy = vi.spyOn(JSON, "stringify");
   try {
-    requestJson({ model: "m", instructions: "i" }, settled, rest);
-    const first = spy.mock.calls.filter(([v]) => settled.includes(v as ResponseInputItem)).length;
-    expect(first).toBe(settled.length);
-    spy.mockClear();
-    const next = [...settled, { type: "message", role: "user", content: "again" } as ResponseInputItem];
-    const text = requestJson({ model: "m", instructions: "i" }, next, rest);
-    const encoded = spy.mock.calls.filter(([v]) => next.includes(v as ResponseInputItem)).map(([v]) => v);
-    expect(encoded).toEqual([next.at(-1)]);
+    const text = requestJson(head, input, rest);
+    const encoded = spy.mock.calls.filter(([v]) => input.includes(v as ResponseInputItem)).map(([v]) => v);
+    expect(encoded).toEqual(input.slice(3));
     spy.mockRestore();
-    expect(text).toBe(JSON.stringify({ model: "m", instructions: "i", input: next, ...rest }));
+    expect(text).toBe(JSON.stringify({ ...head, input, ...rest }));
+    // An unmarked array with the same items is encoded whole, and reads the same.
+    expect(requestJson(head, [...input], rest)).toBe(text);
   } finally {
     spy.mockRestore();
   }
 });
 
-test("a history's next turn keeps the text it sent; a changed history is joined again, and so is the next model or tool set", () => {
+test("a run's context hands out inputs whose text is its settled history's, kept and extended turn after turn", () => {
+  const at = (seq: number, m: Partial<Message>): Message =>
+    ({ id: `m${seq}`, seq, runId: null, createdAt: seq, ...m }) as Message;
+  const history: Message[] = [
+    at(1, { role: "user", text: 'first "one" ünï' }),
+    at(2, { role: "assistant", text: "ok" }),
+    at(3, { role: "user", text: "second" }),
+  ];
+  const context = new RunContext(history);
+  const head = { model: "m", instructions: "i" };
   const rest = { tools, stream: true };
-  const history = items();
-  const same = (input: ResponseInputItem[], head = { model: "m", instructions: "i" }, r: object = rest) =>
-    expect(requestJson(head, input, r as Record<string, unknown>)).toBe(JSON.stringify({ ...head, input, ...r }));
-  same(history);
-  const longer = [...history, { type: "message", role: "user", content: "more" } as ResponseInputItem];
-  same(longer);
-  same(longer); // nothing new
-  same(longer, { model: "other", instructions: "ünï" }, { tools: [], stream: true, store: false });
-  // Shorter, an item replaced in the middle (the same first item), then the longer one again.
-  same(history.slice(0, 2));
-  const replaced = [...longer];
-  replaced[2] = { type: "function_call_output", call_id: "call_9", output: "x" };
-  same(replaced);
-  same(longer);
-  same([history[0]!]);
+  const check = () => {
+    const input = context.input();
+    expect(requestJson(head, input, rest)).toBe(JSON.stringify({ ...head, input, ...rest }));
+  };
+  check();
+  context.add(at(4, { role: "assistant", text: "answer" }));
+  check();
+  context.add(at(5, { role: "user", text: "third" }));
+  check();
+  check();
+  context.add(at(6, { role: "summary", text: "all so far" }));
+  check();
+  context.add(at(7, { role: "user", text: "after the summary" }));
+  check();
 });

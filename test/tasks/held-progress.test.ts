@@ -5,7 +5,8 @@
  * wait: events that keep coming do not keep it from being written.
  */
 import { expect, test, vi } from "vitest";
-import { HeldProgress, type PendingProgress } from "../../src/tasks/held-progress.js";
+import { HeldProgress, type PendingProgress, progressChange } from "../../src/tasks/held-progress.js";
+import type { TaskRecord } from "../../src/tasks/task-store.js";
 
 const withoutTime = (p: PendingProgress | undefined) => p && { ...p, at: undefined };
 
@@ -64,4 +65,30 @@ test("a lone event is written alone once its time is up, and nothing is left hel
     expect(flushed.map(withoutTime)).toEqual([{ update: "alone", timeline: ["assistant: alone"], at: undefined }]),
   );
   expect(held.take()).toBeUndefined();
+});
+
+test("progress moves a running task; one waiting on a human, or changed since, keeps what it says and gets the lines", () => {
+  const at = 1_000;
+  const task = (over: Partial<TaskRecord>) =>
+    ({ status: "in_progress", phase: "waiting_model", updatedAt: at - 5, ...over }) as TaskRecord;
+  const p: PendingProgress = { phase: "running_tool", update: "running bash: ls", timeline: ["running bash: ls"], at };
+  expect(progressChange(task({}), p)).toMatchObject({
+    patch: { phase: "running_tool", latestUpdate: { text: "running bash: ls" } },
+    timeline: ["running bash: ls"],
+  });
+  // An approval's question written in the same millisecond as the events: the question stays.
+  for (const waiting of [
+    task({ status: "needs_human", phase: "awaiting_approval", updatedAt: at }),
+    task({ status: "blocked", phase: "waiting_human", updatedAt: at - 5 }),
+    task({ updatedAt: at + 1 }),
+  ])
+    expect(progressChange(waiting, p)).toEqual({ patch: {}, timeline: ["running bash: ls"] });
+  expect(progressChange(task({ status: "needs_human" }), { ...p, timeline: [] })).toBeUndefined();
+  expect(progressChange(task({ status: "cancelled" }), p)).toBeUndefined();
+  // Nothing new to say: only the lines, or nothing at all.
+  expect(progressChange(task({}), { phase: "waiting_model", timeline: [], at })).toBeUndefined();
+  expect(progressChange(task({}), { timeline: ["assistant: hi"], at })).toEqual({
+    patch: {},
+    timeline: ["assistant: hi"],
+  });
 });
