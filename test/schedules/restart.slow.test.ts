@@ -115,7 +115,7 @@ describe("schedules across restarts", () => {
     const created = await server.op("schedule_create", {
       when: { every: "1s" },
       missed: "all",
-      maxCatchUp: 3,
+      maxCatchUp: 2,
       action: { out: { bus: "beats", payload: "beat" } },
     });
     const id = created.body.result.scheduleId as string;
@@ -124,15 +124,17 @@ describe("schedules across restarts", () => {
     });
     expect(await server.stop()).toBe(0);
     servers.splice(servers.indexOf(server), 1);
-    // The downtime itself (time is what is tested): 5 s of a 1 s schedule, past the 2 s of a quick
-    // restart, leaves more missed due times than maxCatchUp.
+    // The downtime itself (time is what is tested): 5 s of a 1 s schedule. Due times up to 2 s
+    // before the new start count as a quick restart's (they fire as usual), so 3 or 4 due times
+    // are missed, whatever the machine's speed: more than maxCatchUp (with 3, a quick start left
+    // exactly 3, all caught up, and none recorded missed).
     await new Promise((r) => setTimeout(r, 5000));
     server = await serve(db);
     const startedAt = Date.now();
     await vi.waitFor(
       async () => {
         const f = await served(server, id);
-        expect(f.filter((x) => x.kind === "catch_up" && x.outcome === "ok")).toHaveLength(3);
+        expect(f.filter((x) => x.kind === "catch_up" && x.outcome === "ok")).toHaveLength(2);
       },
       { timeout: 5000, interval: 50 },
     );
