@@ -73,8 +73,8 @@ async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSig
   const response = await client.responses
     .create(
       { model: req.model, instructions: req.instructions, input: req.input, ...rest },
-      // The body's text, with the history's items encoded once per run rather than once per turn
-      // (request-body.ts); the client sends a string body as it is.
+      // The body's text, the settled history's part as the run's context keeps it (encoded once,
+      // not once per turn: request-body.ts); the client sends a string body as it is.
       { signal, body: requestJson(req, req.input, rest), headers: { "content-type": "application/json" } },
     )
     // The client sends the request and turns an error answer into its errors; the events are
