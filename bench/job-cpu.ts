@@ -29,11 +29,12 @@ const server = await startPostgres(
   STATEMENTS ? ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track_planning=on"] : [],
 );
 
-/** The tsclaw run's database (its rows' counts are per database). */
-let DB = "";
-/** pg_stat_statements' rows, by server time, and each table's rows written, divided by the jobs run. */
-async function printStatements(reset: boolean): Promise<void> {
-  const c = new pg.Client({ connectionString: DB || server.url });
+/**
+ * pg_stat_statements' rows, by server time, and each table's rows written, divided by the jobs
+ * run; `db` is the tsclaw run's database (table counts are per database).
+ */
+async function printStatements(db: string, reset: boolean): Promise<void> {
+  const c = new pg.Client({ connectionString: db });
   await c.connect();
   try {
     await c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
@@ -95,7 +96,6 @@ async function measured(label: string, fn: () => Promise<void>) {
 }
 try {
   const { claw, close, db } = await modelClaw(ON_SQLITE ? SQLITE : postgresStore(server), fakeUrl);
-  DB = db;
   const jobs = async (n: number) =>
     pool(CONCURRENCY, CONCURRENCY, async (s) => {
       for (let i = s; i < n; i += CONCURRENCY) {
@@ -105,12 +105,14 @@ try {
       }
     });
   await jobs(CONCURRENCY * 2);
-  if (STATEMENTS) await printStatements(true);
+  // On SQLite the server holds no tsclaw database: its own counts are all there is to show.
+  const statsDb = ON_SQLITE ? server.url : db;
+  if (STATEMENTS) await printStatements(statsDb, true);
   await measured("tsclaw", () => jobs(N).then(() => {}));
   if (STATEMENTS) {
     // Closed first: a backend sends its table counts when it ends (or after seconds idle).
     await claw.close();
-    await printStatements(false);
+    await printStatements(statsDb, false);
   }
   await close();
   if (!TSCLAW_ONLY) {

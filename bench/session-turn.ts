@@ -8,6 +8,7 @@
  */
 import Database from "better-sqlite3";
 import type { Claw } from "../src/index.js";
+import { checkpointNow } from "../src/store/checkpointer.js";
 import type { SqliteSql } from "../src/store/sqlite-sql.js";
 import { childMessages, gc, sidesInTurn, size, spawnBenchScript } from "./measure.js";
 import { modelClaw, SQLITE } from "./stores.js";
@@ -88,15 +89,11 @@ async function turn(claw: Claw, n: number, k: number): Promise<{ cpuMs: number; 
   const sessionId = await seeded(claw, n, k);
   // The session has run here before, as a long-lived session has (its context is kept between runs).
   await claw.session.prompt({ sessionId, message: "hello" });
-  // The seeding's pages copied into the database now: a timer's checkpoint would otherwise copy
-  // them during the measured turn, whose cost would then grow with the seeding, not the turn.
-  // Then a write that changes nothing starts the WAL over, as the claw's checkpointer does, so
-  // the turn's first commit does not sync a new WAL header either.
+  // The seeding's pages copied into the database now, as the claw's checkpointer copies them: a
+  // timer's checkpoint would otherwise copy them during the measured turn, whose cost would then
+  // grow with the seeding, not the turn.
   const sql = claw.services.sessions.store.sql as unknown as SqliteSql;
-  await sql.beforeNextWork(() => {
-    sql.db.pragma("wal_checkpoint(PASSIVE)");
-    sql.db.pragma(`user_version = ${Number(sql.db.pragma("user_version", { simple: true }))}`);
-  });
+  await sql.beforeNextWork(() => checkpointNow(sql.db));
   gc();
   // A forced collection leaves its sweeping to V8's helper threads, whose CPU this process's
   // figure counts: with 1 000-message sessions seeded the heap is large, and without a pause

@@ -37,7 +37,7 @@ export function requestJson(
   rest: Record<string, unknown>,
 ): string {
   const prefix = encodedPrefixes.get(input);
-  const items = prefix ? joinJson(prefix.json, input.slice(prefix.count)) : joinJson("", input);
+  const items = joinJson(prefix?.json ?? "", prefix ? input.slice(prefix.count) : input);
   const tail = JSON.stringify(rest);
   return `{"model":${JSON.stringify(head.model)},"instructions":${JSON.stringify(head.instructions)},"input":[${items}],${tail.slice(1)}`;
 }

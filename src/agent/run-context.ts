@@ -18,9 +18,8 @@ const charsOf = (m: Message) => JSON.stringify(m).length;
 /** The messages the model sees next turn, kept as the run appends to them. */
 export class RunContext {
   private settledInput: ResponseInputItem[] = [];
-  /** The JSON of the first `encoded` settled items, joined with commas (filled in as inputs are handed out). */
+  /** The JSON of the settled items, joined with commas. */
   private settledJson = "";
-  private encoded = 0;
   private open: Message[] = [];
   /** The seq of the newest message in the context (0 when empty). */
   lastSeq = 0;
@@ -43,6 +42,7 @@ export class RunContext {
     // `cut` is one past the newest turn start: everything before that start is settled.
     const start = Math.max(0, cut - 1);
     this.settledInput = toInput(live.slice(0, start), this.provider);
+    this.settledJson = joinJson("", this.settledInput);
     this.open = live.slice(start);
   }
 
@@ -53,7 +53,6 @@ export class RunContext {
     if (m.role === "summary") {
       this.settledInput = [];
       this.settledJson = "";
-      this.encoded = 0;
       this.open = [m];
       this.chars = chars;
       return;
@@ -61,7 +60,9 @@ export class RunContext {
     this.chars += chars;
     if (startsTurn(m)) {
       // What came before a new turn start is replayed the same whatever follows it.
-      this.settledInput = this.settledInput.concat(toInput(this.open, this.provider));
+      const settled = toInput(this.open, this.provider);
+      this.settledInput = this.settledInput.concat(settled);
+      this.settledJson = joinJson(this.settledJson, settled);
       this.open = [m];
       return;
     }
@@ -70,12 +71,8 @@ export class RunContext {
 
   /** The next turn's input: the full context, replayed as toInput replays stored messages. */
   input(): ResponseInputItem[] {
-    if (this.encoded < this.settledInput.length) {
-      this.settledJson = joinJson(this.settledJson, this.settledInput.slice(this.encoded));
-      this.encoded = this.settledInput.length;
-    }
     const input = this.settledInput.concat(toInput(this.open, this.provider));
-    withEncodedPrefix(input, this.encoded, this.settledJson);
+    withEncodedPrefix(input, this.settledInput.length, this.settledJson);
     return input;
   }
 }

@@ -35,6 +35,20 @@ export interface Checkpointer {
   gate(gate: CheckpointGate): void;
 }
 
+/**
+ * One PASSIVE checkpoint of `db` (no transaction of its connection may be open): the WAL's
+ * frames, and whether all of them were copied and the WAL started over. Then the next write
+ * starts the WAL over, and SQLite syncs the new WAL header as it does (1–4 ms): a write here
+ * that changes nothing (the header page with the schema version it has) takes that sync off
+ * the next commit someone waits on.
+ */
+export function checkpointNow(db: Database.Database): { frames: number; restarted: boolean } {
+  const [r] = db.pragma("wal_checkpoint(PASSIVE)") as CheckpointResult[];
+  const restarted = r !== undefined && r.log > 0 && r.checkpointed === r.log;
+  if (restarted) db.pragma(`user_version = ${Number(db.pragma("user_version", { simple: true }))}`);
+  return { frames: r?.log ?? 0, restarted };
+}
+
 /** Starts checkpointing `db`, looking every `tickMs`. */
 export function startCheckpointer(db: Database.Database, tickMs = 100): Checkpointer {
   let stopped = false;
@@ -59,22 +73,15 @@ export function startCheckpointer(db: Database.Database, tickMs = 100): Checkpoi
       if (now === changesAtRestart) return;
       const at = Date.now();
       if (!quiet && at - lastAt < intervalMs) return;
-      const [r] = db.pragma("wal_checkpoint(PASSIVE)") as CheckpointResult[];
+      const { frames, restarted } = checkpointNow(db);
       // The WAL was started over at the last checkpoint, so its frames are what was written
       // since: the next interval is the time the same rate takes to write TARGET_FRAMES. After a
       // quiet spell the rate is unknown, and the next burst is looked at after one tick.
-      const frames = Math.max(1, r?.log ?? 0);
       intervalMs = quiet
         ? tickMs
-        : Math.min(MAX_INTERVAL_MS, Math.max(tickMs, ((at - lastAt) * TARGET_FRAMES) / frames));
+        : Math.min(MAX_INTERVAL_MS, Math.max(tickMs, ((at - lastAt) * TARGET_FRAMES) / Math.max(1, frames)));
       lastAt = at;
-      // All of the WAL copied: the next write starts it over, and SQLite syncs the new WAL
-      // header as it does (1–4 ms). A write here that changes nothing (the header page with
-      // the schema version it has) takes that sync off the next commit someone waits on.
-      if (r && r.log > 0 && r.checkpointed === r.log) {
-        db.pragma(`user_version = ${Number(db.pragma("user_version", { simple: true }))}`);
-        changesAtRestart = now;
-      }
+      if (restarted) changesAtRestart = now;
     } catch {
       // busy or the files are gone: the next tick retries, and the storage guard reports loss
     }
