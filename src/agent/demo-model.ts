@@ -95,15 +95,20 @@ function events(model: string, turn: ReturnType<typeof demoTurn>): object[] {
   ];
 }
 
+const utf8 = new TextDecoder();
+
 /** A `fetch` that answers `POST …/responses` (streaming) as the demo model; anything else is 404. */
 export async function demoFetch(url: string | URL | Request, init?: RequestInit): Promise<Response> {
   const path = String(url instanceof Request ? url.url : url);
-  if (!path.endsWith("/responses") || typeof init?.body !== "string")
+  // A run sends its body as UTF-8 bytes (request-body.ts); a caller of its own may send text.
+  const text =
+    typeof init?.body === "string" ? init.body : init?.body instanceof Uint8Array ? utf8.decode(init.body) : undefined;
+  if (!path.endsWith("/responses") || text === undefined)
     return new Response(JSON.stringify({ error: { message: "the demo model only streams /responses" } }), {
       status: 404,
       headers: { "content-type": "application/json" },
     });
-  const body = JSON.parse(init.body) as { model?: string; input?: Item[] };
+  const body = JSON.parse(text) as { model?: string; input?: Item[] };
   const sse = events(body.model ?? "demo", demoTurn(body.input ?? []))
     .map((e, i) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`)
     .join("");

@@ -13,7 +13,7 @@ import type {
 } from "openai/resources/responses/responses";
 import { ClawError } from "../core/errors.js";
 import { linkSignals } from "../core/link-signals.js";
-import { requestJson } from "./request-body.js";
+import { requestBody } from "./request-body.js";
 import { responseEvents } from "./response-events.js";
 import type { Usage } from "./session-schemas.js";
 import { usageOf } from "./usage.js";
@@ -70,12 +70,13 @@ async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSig
     store: false,
     ...(req.include && req.include.length > 0 ? { include: req.include } : {}),
   };
+  // The body's bytes, the settled history's part as the run's context keeps it (encoded once,
+  // not once per turn: request-body.ts); the client sends a byte body as it is.
+  const { body, released } = requestBody(req, req.input, rest);
   const response = await client.responses
     .create(
       { model: req.model, instructions: req.instructions, input: req.input, ...rest },
-      // The body's text, the settled history's part as the run's context keeps it (encoded once,
-      // not once per turn: request-body.ts); the client sends a string body as it is.
-      { signal, body: requestJson(req, req.input, rest), headers: { "content-type": "application/json" } },
+      { signal, body, headers: { "content-type": "application/json" } },
     )
     // The client sends the request and turns an error answer into its errors; the events are
     // read here, without its Web Streams (response-events.ts).
@@ -129,6 +130,9 @@ async function streamTurnWith(client: OpenAI, req: TurnRequest, signal: AbortSig
   if (req.signal.aborted) throw new ClawError("cancelled", "the run was aborted");
   if (!ended)
     throw new ClawError("provider_error", "the model stream ended before response.completed", { network: true }, true);
+  // The model answered in full, so it read the whole request: the body's bytes are free again.
+  // (After any failure they are left to the request, and the next body is written elsewhere.)
+  released();
   const items = [...done.entries()].sort((a, b) => a[0] - b[0]).map(([, item]) => item);
   return {
     // A provider that sends no item events still lists the output in the final response.

@@ -3,12 +3,12 @@
  * message the run adds after it. Each turn's Responses `input` is built from it without reading
  * storage again, and without converting the whole history again: the part before the newest
  * turn start (a user message or a summary) is converted once, since nothing the run adds can
- * change how those messages are replayed. Their request text is kept too, extended as the
+ * change how those messages are replayed. Their request bytes are kept too, extended as the
  * settled part grows (request-body.ts), so a turn encodes only the items of its open turn.
  */
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { contextMessages, toInput } from "./history.js";
-import { joinJson, withEncodedPrefix } from "./request-body.js";
+import { EncodedHistory, withEncodedPrefix } from "./request-body.js";
 import type { Message } from "./session-schemas.js";
 
 const startsTurn = (m: Message) => m.role === "user" || m.role === "summary";
@@ -18,8 +18,8 @@ const charsOf = (m: Message) => JSON.stringify(m).length;
 /** The messages the model sees next turn, kept as the run appends to them. */
 export class RunContext {
   private settledInput: ResponseInputItem[] = [];
-  /** The JSON of the settled items, joined with commas. */
-  private settledJson = "";
+  /** The request bytes of the settled items. */
+  private readonly encoded = new EncodedHistory();
   private open: Message[] = [];
   /** The seq of the newest message in the context (0 when empty). */
   lastSeq = 0;
@@ -42,7 +42,7 @@ export class RunContext {
     // `cut` is one past the newest turn start: everything before that start is settled.
     const start = Math.max(0, cut - 1);
     this.settledInput = toInput(live.slice(0, start), this.provider);
-    this.settledJson = joinJson("", this.settledInput);
+    this.encoded.append(this.settledInput);
     this.open = live.slice(start);
   }
 
@@ -52,7 +52,7 @@ export class RunContext {
     const chars = charsOf(m);
     if (m.role === "summary") {
       this.settledInput = [];
-      this.settledJson = "";
+      this.encoded.clear();
       this.open = [m];
       this.chars = chars;
       return;
@@ -62,7 +62,7 @@ export class RunContext {
       // What came before a new turn start is replayed the same whatever follows it.
       const settled = toInput(this.open, this.provider);
       this.settledInput = this.settledInput.concat(settled);
-      this.settledJson = joinJson(this.settledJson, settled);
+      this.encoded.append(settled);
       this.open = [m];
       return;
     }
@@ -72,7 +72,7 @@ export class RunContext {
   /** The next turn's input: the full context, replayed as toInput replays stored messages. */
   input(): ResponseInputItem[] {
     const input = this.settledInput.concat(toInput(this.open, this.provider));
-    withEncodedPrefix(input, this.settledInput.length, this.settledJson);
+    withEncodedPrefix(input, this.encoded);
     return input;
   }
 }

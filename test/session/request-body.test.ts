@@ -1,16 +1,17 @@
 /**
- * The request text built with the settled history's text kept by the run's context
- * (request-body.ts, run-context.ts) is exactly what JSON.stringify of the same request gives, and
- * only the items after the kept text are encoded.
+ * The request body built from the settled history the run's context keeps as bytes
+ * (request-body.ts, run-context.ts) is exactly the UTF-8 of what JSON.stringify of the same
+ * request gives, only the items after the kept ones are encoded, and a body still held by its
+ * request is never written over.
  */
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { expect, test, vi } from "vitest";
-import { joinJson, requestJson, withEncodedPrefix } from "../../src/agent/request-body.js";
+import { EncodedHistory, requestBody, withEncodedPrefix } from "../../src/agent/request-body.js";
 import { RunContext } from "../../src/agent/run-context.js";
 import type { Message } from "../../src/agent/session-schemas.js";
 
 const items = (): ResponseInputItem[] => [
-  { type: "message", role: "user", content: 'say "hi" \u2028 and ünïcödé 🎉 \\ back' },
+  { type: "message", role: "user", content: 'say "hi" \u2028 and ünïcödé 🎉 \\ back \ud800 lone' },
   {
     type: "reasoning",
     id: "rs_1",
@@ -29,42 +30,117 @@ const items = (): ResponseInputItem[] => [
 ];
 
 const tools = [{ type: "function" as const, name: "bash", description: "run bash", parameters: {}, strict: false }];
+const text = (b: string | Buffer) => (typeof b === "string" ? b : b.toString("utf8"));
+const expected = (head: object, input: unknown[], rest: object) =>
+  Buffer.from(JSON.stringify({ ...head, input, ...rest }), "utf8");
+const bytes = (b: string | Buffer) => (typeof b === "string" ? Buffer.from(b, "utf8") : Buffer.from(b));
 
-test("the text is JSON.stringify's, with and without include, and for no input at all", () => {
-  const head = { model: "openai/gpt-5", instructions: "be brief\n" };
+test("the body is JSON.stringify's, with and without include, and for no input at all", () => {
+  const head = { model: "openai/gpt-5", instructions: "be brief\n ünï" };
   for (const input of [items(), []]) {
     for (const include of [undefined, ["reasoning.encrypted_content"]]) {
       const rest = { tools, tool_choice: "auto", stream: true, store: false, ...(include ? { include } : {}) };
-      const text = requestJson(head, input, rest);
-      expect(text).toBe(JSON.stringify({ ...head, input, ...rest }));
-      expect(JSON.parse(text).input).toEqual(JSON.parse(JSON.stringify(input)));
+      const { body } = requestBody(head, input, rest);
+      expect(bytes(body)).toEqual(expected(head, input, rest));
+      expect(JSON.parse(text(body)).input).toEqual(JSON.parse(JSON.stringify(input)));
+      // The same as bytes after a marked history, settled or not.
+      for (const settled of [0, 2, input.length]) {
+        const history = new EncodedHistory();
+        history.append(input.slice(0, settled));
+        const marked = [...input];
+        withEncodedPrefix(marked, history);
+        const b = requestBody(head, marked, rest).body;
+        expect(Buffer.isBuffer(b)).toBe(true);
+        expect(bytes(b)).toEqual(expected(head, input, rest));
+      }
     }
   }
 });
 
-test("a marked prefix's text is taken as it is and only the items after it are encoded", () => {
+test("a marked history's items are taken as they are and only the items after them are encoded", () => {
   const head = { model: "m", instructions: "i" };
   const rest = { tools, stream: true };
   const settled = items();
-  const prefix = joinJson("", settled.slice(0, 3));
-  expect(prefix).toBe(JSON.stringify(settled.slice(0, 3)).slice(1, -1));
+  const history = new EncodedHistory();
+  history.append(settled.slice(0, 3));
   const input = [...settled];
-  withEncodedPrefix(input, 3, prefix);
+  withEncodedPrefix(input, history);
   const spy = vi.spyOn(JSON, "stringify");
   try {
-    const text = requestJson(head, input, rest);
+    const { body } = requestBody(head, input, rest);
     const encoded = spy.mock.calls.filter(([v]) => input.includes(v as ResponseInputItem)).map(([v]) => v);
     expect(encoded).toEqual(input.slice(3));
     spy.mockRestore();
-    expect(text).toBe(JSON.stringify({ ...head, input, ...rest }));
+    expect(bytes(body)).toEqual(expected(head, input, rest));
     // An unmarked array with the same items is encoded whole, and reads the same.
-    expect(requestJson(head, [...input], rest)).toBe(text);
+    expect(bytes(requestBody(head, [...input], rest).body)).toEqual(bytes(body));
   } finally {
     spy.mockRestore();
   }
 });
 
-test("a run's context hands out inputs whose text is its settled history's, kept and extended turn after turn", () => {
+test("a mark made before the history changed is not used: the input is encoded whole", () => {
+  const head = { model: "m", instructions: "i" };
+  const rest = { tools, stream: true };
+  const all = items();
+  const history = new EncodedHistory();
+  history.append(all.slice(0, 2));
+  const stale = all.slice(0, 3);
+  withEncodedPrefix(stale, history);
+  history.append(all.slice(2, 4));
+  const b = requestBody(head, stale, rest).body;
+  expect(typeof b).toBe("string");
+  expect(bytes(b)).toEqual(expected(head, stale, rest));
+  history.clear();
+  const after = all.slice(0, 1);
+  withEncodedPrefix(after, history);
+  expect(bytes(requestBody(head, after, rest).body)).toEqual(expected(head, after, rest));
+});
+
+test("a body not yet released keeps its bytes while the next bodies are built", () => {
+  const rest = { tools, stream: true };
+  const all = items();
+  const history = new EncodedHistory();
+  history.append(all.slice(0, 1));
+  const first = [...all.slice(0, 2)];
+  withEncodedPrefix(first, history);
+  const held = requestBody({ model: "m", instructions: "i" }, first, rest);
+  const kept = Buffer.from(held.body as Buffer);
+  // Not released (a failed request may still be sending it): a new head, more items, a new body.
+  history.append(all.slice(1, 4));
+  const next = [...all.slice(0, 5)];
+  withEncodedPrefix(next, history);
+  const other = requestBody({ model: "a much longer model name than before", instructions: "ïï" }, next, rest);
+  expect(Buffer.from(held.body as Buffer)).toEqual(kept);
+  expect(bytes(other.body)).toEqual(
+    expected({ model: "a much longer model name than before", instructions: "ïï" }, next, rest),
+  );
+  // Released, the buffer is written again: the released body's bytes change, the new one is right.
+  other.released();
+  const last = requestBody({ model: "m", instructions: "i" }, next, { tools, stream: false });
+  expect(bytes(last.body)).toEqual(expected({ model: "m", instructions: "i" }, next, { tools, stream: false }));
+});
+
+test("a history of many items grows its buffer and stays exact", () => {
+  const history = new EncodedHistory();
+  const all: ResponseInputItem[] = [];
+  const head = { model: "m", instructions: "i" };
+  for (let i = 0; i < 300; i++) {
+    const item = { type: "message", role: i % 2 ? "assistant" : "user", content: `${"x".repeat(i * 7)} ü ${i}` };
+    all.push(item as ResponseInputItem);
+    history.append([item as ResponseInputItem]);
+    if (i % 37 === 0) {
+      const input = [...all, { type: "message", role: "user", content: "open" } as ResponseInputItem];
+      withEncodedPrefix(input, history);
+      const b = requestBody(head, input, { stream: true });
+      // Compared as bytes at once (toEqual walks a Buffer byte by byte).
+      expect(bytes(b.body).equals(expected(head, input, { stream: true }))).toBe(true);
+      b.released();
+    }
+  }
+});
+
+test("a run's context hands out inputs whose body keeps its settled history's bytes, turn after turn", () => {
   const at = (seq: number, m: Partial<Message>): Message =>
     ({ id: `m${seq}`, seq, runId: null, createdAt: seq, ...m }) as Message;
   const history: Message[] = [
@@ -75,18 +151,21 @@ test("a run's context hands out inputs whose text is its settled history's, kept
   const context = new RunContext(history);
   const head = { model: "m", instructions: "i" };
   const rest = { tools, stream: true };
-  const check = () => {
+  const check = (release: boolean) => {
     const input = context.input();
-    expect(requestJson(head, input, rest)).toBe(JSON.stringify({ ...head, input, ...rest }));
+    const b = requestBody(head, input, rest);
+    expect(Buffer.isBuffer(b.body)).toBe(true);
+    expect(bytes(b.body)).toEqual(expected(head, input, rest));
+    if (release) b.released();
   };
-  check();
+  check(true);
   context.add(at(4, { role: "assistant", text: "answer" }));
-  check();
+  check(false);
   context.add(at(5, { role: "user", text: "third" }));
-  check();
-  check();
+  check(true);
+  check(true);
   context.add(at(6, { role: "summary", text: "all so far" }));
-  check();
+  check(false);
   context.add(at(7, { role: "user", text: "after the summary" }));
-  check();
+  check(true);
 });
