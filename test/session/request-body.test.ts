@@ -29,6 +29,10 @@ const items = (): ResponseInputItem[] => [
   } as ResponseInputItem,
 ];
 
+/** An item long enough to put a history past the text it keeps before it keeps bytes. */
+const long = (n: number): ResponseInputItem =>
+  ({ type: "message", role: "user", content: `${"ü".repeat(40_000)} ${n}` }) as ResponseInputItem;
+
 const tools = [{ type: "function" as const, name: "bash", description: "run bash", parameters: {}, strict: false }];
 const text = (b: string | Buffer) => (typeof b === "string" ? b : b.toString("utf8"));
 const expected = (head: object, input: unknown[], rest: object) =>
@@ -43,15 +47,18 @@ test("the body is JSON.stringify's, with and without include, and for no input a
       const { body } = requestBody(head, input, rest);
       expect(bytes(body)).toEqual(expected(head, input, rest));
       expect(JSON.parse(text(body)).input).toEqual(JSON.parse(JSON.stringify(input)));
-      // The same as bytes after a marked history, settled or not.
-      for (const settled of [0, 2, input.length]) {
-        const history = new EncodedHistory();
-        history.append(input.slice(0, settled));
-        const marked = [...input];
-        withEncodedPrefix(marked, history);
-        const b = requestBody(head, marked, rest).body;
-        expect(Buffer.isBuffer(b)).toBe(true);
-        expect(bytes(b)).toEqual(expected(head, input, rest));
+      // The same after a marked history, settled or not, kept as text or as bytes.
+      for (const before of [[], [long(1), long(2)]]) {
+        for (const settled of [0, 2, input.length]) {
+          const history = new EncodedHistory();
+          history.append(before);
+          history.append(input.slice(0, settled));
+          const marked = [...before, ...input];
+          withEncodedPrefix(marked, history);
+          const b = requestBody(head, marked, rest).body;
+          expect(Buffer.isBuffer(b)).toBe(before.length > 0);
+          expect(bytes(b)).toEqual(expected(head, marked, rest));
+        }
       }
     }
   }
@@ -60,16 +67,18 @@ test("the body is JSON.stringify's, with and without include, and for no input a
 test("a marked history's items are taken as they are and only the items after them are encoded", () => {
   const head = { model: "m", instructions: "i" };
   const rest = { tools, stream: true };
-  const settled = items();
+  const settled = [long(1), long(2), ...items()];
   const history = new EncodedHistory();
   history.append(settled.slice(0, 3));
+  history.append(settled.slice(3, 5));
   const input = [...settled];
   withEncodedPrefix(input, history);
   const spy = vi.spyOn(JSON, "stringify");
   try {
     const { body } = requestBody(head, input, rest);
     const encoded = spy.mock.calls.filter(([v]) => input.includes(v as ResponseInputItem)).map(([v]) => v);
-    expect(encoded).toEqual(input.slice(3));
+    expect(encoded).toEqual(input.slice(5));
+    expect(Buffer.isBuffer(body)).toBe(true);
     spy.mockRestore();
     expect(bytes(body)).toEqual(expected(head, input, rest));
     // An unmarked array with the same items is encoded whole, and reads the same.
@@ -99,16 +108,16 @@ test("a mark made before the history changed is not used: the input is encoded w
 
 test("a body not yet released keeps its bytes while the next bodies are built", () => {
   const rest = { tools, stream: true };
-  const all = items();
+  const all = [long(1), long(2), ...items()];
   const history = new EncodedHistory();
-  history.append(all.slice(0, 1));
-  const first = [...all.slice(0, 2)];
+  history.append(all.slice(0, 3));
+  const first = [...all.slice(0, 4)];
   withEncodedPrefix(first, history);
   const held = requestBody({ model: "m", instructions: "i" }, first, rest);
   const kept = Buffer.from(held.body as Buffer);
   // Not released (a failed request may still be sending it): a new head, more items, a new body.
-  history.append(all.slice(1, 4));
-  const next = [...all.slice(0, 5)];
+  history.append(all.slice(3, 6));
+  const next = [...all.slice(0, 7)];
   withEncodedPrefix(next, history);
   const other = requestBody({ model: "a much longer model name than before", instructions: "ïï" }, next, rest);
   expect(Buffer.from(held.body as Buffer)).toEqual(kept);
@@ -144,17 +153,18 @@ test("a run's context hands out inputs whose body keeps its settled history's by
   const at = (seq: number, m: Partial<Message>): Message =>
     ({ id: `m${seq}`, seq, runId: null, createdAt: seq, ...m }) as Message;
   const history: Message[] = [
-    at(1, { role: "user", text: 'first "one" ünï' }),
+    at(1, { role: "user", text: `first "one" ünï ${"x".repeat(70_000)}` }),
     at(2, { role: "assistant", text: "ok" }),
     at(3, { role: "user", text: "second" }),
   ];
   const context = new RunContext(history);
   const head = { model: "m", instructions: "i" };
   const rest = { tools, stream: true };
+  const kinds: string[] = [];
   const check = (release: boolean) => {
     const input = context.input();
     const b = requestBody(head, input, rest);
-    expect(Buffer.isBuffer(b.body)).toBe(true);
+    kinds.push(Buffer.isBuffer(b.body) ? "bytes" : "text");
     expect(bytes(b.body)).toEqual(expected(head, input, rest));
     if (release) b.released();
   };
@@ -164,8 +174,14 @@ test("a run's context hands out inputs whose body keeps its settled history's by
   context.add(at(5, { role: "user", text: "third" }));
   check(true);
   check(true);
+  context.add(at(55, { role: "assistant", text: `${"y".repeat(70_000)}` }));
+  check(false);
+  context.add(at(56, { role: "user", text: "fourth" }));
+  check(true);
   context.add(at(6, { role: "summary", text: "all so far" }));
   check(false);
   context.add(at(7, { role: "user", text: "after the summary" }));
   check(true);
+  // Past the text it keeps, the context keeps bytes; after the summary, text again.
+  expect(kinds).toEqual(["bytes", "bytes", "bytes", "bytes", "bytes", "bytes", "text", "text"]);
 });
