@@ -28,7 +28,7 @@ interface RowShape {
 const NO_ROWS: RowShape = { names: [], parsers: [] };
 
 /** What `pg`'s connection offers a query (the part used here). */
-interface Connection {
+export interface Connection {
   parsedStatements: Record<string, string>;
   submittedNamedStatements: Record<string, string>;
   stream: { cork?(): void; uncork?(): void };
@@ -117,16 +117,33 @@ export class PreparedQuery {
     private readonly codec: StatementCodec,
   ) {}
 
-  submit(connection: Connection): Error | null {
-    const { name, text, codec } = this;
+  /** The values as `pg` sends them, once encoded. */
+  private encoded: unknown[] | undefined;
+
+  /**
+   * Why the statement cannot be sent on `connection` (nothing is sent): a value that cannot be
+   * encoded, or its name prepared there for another text; null when it can.
+   */
+  unsendable(connection: Connection): Error | null {
+    const { name, text } = this;
     const prepared = name && (connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]);
     if (prepared && prepared !== text) return new Error(`prepared statement ${name} names another text`);
-    let values: unknown[];
     try {
-      values = this.values.map(codec.encode);
+      this.encoded ??= this.values.map(this.codec.encode);
+      return null;
     } catch (err) {
-      return err as Error; // nothing sent: pg's Client hands it to handleError
+      return err as Error;
     }
+  }
+
+  /** Sends the statement; without `sync` (in a group) the group's Sync ends it. */
+  submit(connection: Connection, sync = true): Error | null {
+    // Nothing is sent when it cannot be: pg's Client hands the error to handleError.
+    const unsendable = this.unsendable(connection);
+    if (unsendable) return unsendable;
+    const { name, text, codec } = this;
+    const prepared = name && (connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]);
+    const values = this.encoded!;
     this.shape = prepared ? codec.shapeOf(text) : undefined;
     this.describing = !this.shape;
     // One write for all the messages (pg's own query does the same).
@@ -139,7 +156,7 @@ export class PreparedQuery {
       connection.bind({ statement: name, values });
       if (this.describing) connection.describe({ type: "P", name: "" });
       connection.execute({ portal: "" });
-      connection.sync();
+      if (sync) connection.sync();
     } finally {
       connection.stream.uncork?.();
     }
@@ -194,12 +211,16 @@ export class PreparedQuery {
   }
 
   handleReadyForQuery(): void {
-    if (this.failed) {
-      this.handleError(this.failed);
-      return;
-    }
+    const result = this.result();
+    if (result instanceof Error) this.handleError(result);
+    else this.callback?.(null, result);
+  }
+
+  /** The statement's result (or what failed in reading its rows), once its messages are in. */
+  result(): PreparedResult | Error {
+    if (this.failed) return this.failed;
     // Described, and no columns came: the statement returns no rows.
     if (this.describing && !this.shape) this.codec.learn(this.name !== undefined, this.text, null);
-    this.callback?.(null, { rows: this.rows, rowCount: this.rowCount });
+    return { rows: this.rows, rowCount: this.rowCount };
   }
 }

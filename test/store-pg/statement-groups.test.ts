@@ -1,0 +1,98 @@
+/**
+ * Writes outside a transaction go to PostgreSQL in groups while one is on its way
+ * (pg/statement-groups.ts, group-query.ts), against a real server: each caller gets its own
+ * statement's rows, many writes cost few round trips, a statement that fails fails alone and
+ * its group's other writes are each written exactly once, and writes never wait behind reads.
+ */
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { type OpenedPg, openPg } from "../../src/store/pg/open-pg.js";
+import { isWrite } from "../../src/store/pg/statement-groups.js";
+import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+
+let server: PgServer;
+let url: string;
+let db: OpenedPg;
+
+beforeAll(async () => {
+  server = await startPgServer();
+  url = await createTestDatabase(server.url);
+  db = await openPg(url);
+  await db.sql.run("CREATE TABLE grouped (id INTEGER PRIMARY KEY, note TEXT NOT NULL, n INTEGER NOT NULL DEFAULT 0)");
+}, 60_000);
+
+afterAll(async () => {
+  await db?.close();
+  if (url) await dropTestDatabase(url);
+  await server?.stop();
+});
+
+test("writes are told from reads by their text", () => {
+  expect(isWrite("INSERT INTO t (a) VALUES (?)")).toBe(true);
+  expect(isWrite("  update t SET a = 1")).toBe(true);
+  expect(isWrite("DELETE FROM t")).toBe(true);
+  expect(isWrite("WITH c AS (SELECT 1) UPDATE t SET a = 1")).toBe(true);
+  expect(isWrite("WITH m AS (INSERT INTO t VALUES (1) RETURNING *) SELECT * FROM m")).toBe(true);
+  expect(isWrite("SELECT * FROM t WHERE note = 'INSERT'")).toBe(false);
+  expect(isWrite("SELECT pg_sleep(1)")).toBe(false);
+});
+
+test("writes at once go in few round trips, each answered with its own rows", async () => {
+  const queries = vi.spyOn(db.pool, "query");
+  try {
+    const written = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        db.sql.get<{ id: number; note: string }>("INSERT INTO grouped (id, note) VALUES (?, ?) RETURNING id, note", [
+          i,
+          `note ${i} ü`,
+        ]),
+      ),
+    );
+    expect(written).toEqual(Array.from({ length: 40 }, (_, i) => ({ id: i, note: `note ${i} ü` })));
+    // The first went alone; the 39 that came while it was on its way went as one group.
+    expect(queries.mock.calls.length).toBeLessThanOrEqual(3);
+  } finally {
+    queries.mockRestore();
+  }
+  const changed = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => db.sql.run("UPDATE grouped SET n = n + 1 WHERE id = ?", [i % 20])),
+  );
+  expect(changed.map((c) => c.changes)).toEqual(Array(40).fill(1));
+  const rows = await db.sql.all<{ n: number }>("SELECT n FROM grouped WHERE id < 20 ORDER BY id");
+  expect(rows.map((r) => r.n)).toEqual(Array(20).fill(2));
+});
+
+test("a statement that fails fails alone: the others of its group are written once each", async () => {
+  await db.sql.run("DELETE FROM grouped");
+  const outcomes = await Promise.allSettled([
+    db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [100, "first"]),
+    ...Array.from({ length: 10 }, (_, i) =>
+      db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [101 + i, "ok"]),
+    ),
+    // A duplicate key and a value the column refuses, in the middle of the group.
+    db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [101, "again"]),
+    db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [200, null]),
+    ...Array.from({ length: 10 }, (_, i) => db.sql.run("UPDATE grouped SET n = n + 1 WHERE id = ?", [101 + i])),
+  ]);
+  const failed = outcomes.flatMap((o, i) =>
+    o.status === "rejected" ? [[i, (o.reason as { code?: string }).code]] : [],
+  );
+  expect(failed).toEqual([
+    [11, "23505"],
+    [12, "23502"],
+  ]);
+  const rows = await db.sql.all<{ id: number; n: number; note: string }>("SELECT id, n, note FROM grouped ORDER BY id");
+  expect(rows).toEqual([
+    { id: 100, n: 0, note: "first" },
+    ...Array.from({ length: 10 }, (_, i) => ({ id: 101 + i, n: 1, note: "ok" })),
+  ]);
+  // The store goes on serving.
+  expect((await db.sql.run("UPDATE grouped SET n = 5 WHERE id = 100")).changes).toBe(1);
+});
+
+test("a write never waits behind a long read (reads are not grouped)", async () => {
+  const slow = db.sql.get("SELECT pg_sleep(0.5) AS slept");
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: 10 }, (_, i) => db.sql.run("UPDATE grouped SET n = ? WHERE id = 100", [i])));
+  expect(performance.now() - t0).toBeLessThan(400);
+  await slow;
+});
