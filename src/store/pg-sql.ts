@@ -10,7 +10,7 @@ import type { Pool } from "pg";
 import { ClawError } from "../core/errors.js";
 import { type CheckedOut, checkout } from "./pg/pool-checkout.js";
 import { type PreparedNames, type Queryable, send } from "./pg/prepared-names.js";
-import { StatementGroups } from "./pg/statement-groups.js";
+import type { StatementGroups } from "./pg/statement-groups.js";
 import { numberedPlaceholders, type Sql, type SqlRunResult, type SqlValue } from "./sql.js";
 
 /** SQLSTATEs after which a whole transaction may simply be run again. */
@@ -29,17 +29,15 @@ export class PgSql implements Sql {
    * COMMIT would quietly roll it back), and runs again.
    */
   private nameFailed = false;
-  /** The pool's writes, grouped while one group is on its way (pg/statement-groups.ts). */
-  private readonly groups: StatementGroups | undefined;
 
   constructor(
     private readonly target: Queryable & { query(text: string): Promise<unknown> },
     private readonly pool: Pool | null,
     /** Shared by every executor of one database (open-pg.ts makes it). */
     private readonly names: PreparedNames,
-  ) {
-    this.groups = pool ? new StatementGroups(target, names) : undefined;
-  }
+    /** The pool's writes, grouped while one group is on its way (with the pool only). */
+    private readonly groups?: StatementGroups,
+  ) {}
 
   async all<T>(text: string, params: readonly SqlValue[] = []): Promise<T[]> {
     return (await this.query(text, params)).rows as T[];
@@ -57,7 +55,8 @@ export class PgSql implements Sql {
     try {
       // Outside a transaction a statement that failed for its name runs again unnamed; inside
       // one the failure ended the transaction, which `tx` runs again.
-      if (this.pool) return await this.groups!.query(this.text(text), params);
+      if (this.groups) return await this.groups.query(this.text(text), params);
+      if (this.pool) return await this.names.query(this.target, this.text(text), params);
       const query = this.names.prepared(this.text(text), params);
       try {
         return await send(this.target, query);

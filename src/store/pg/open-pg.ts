@@ -10,6 +10,7 @@ import { migratePg } from "./pg-migrate.js";
 import { checkout } from "./pool-checkout.js";
 import { PreparedNames } from "./prepared-names.js";
 import { numericTypes, StatementCodec } from "./prepared-query.js";
+import { StatementGroups } from "./statement-groups.js";
 
 /**
  * How long a connection may take to open, and a statement to answer, before the call fails
@@ -62,6 +63,8 @@ export interface OpenedPg {
   sql: PgSql;
   /** The server-side names of its statements (the event store's too). */
   names: PreparedNames;
+  /** Its writes outside transactions, grouped (the event store's appends too). */
+  groups: StatementGroups;
   pool: Pool;
   /** The URL with its password hidden, for messages. */
   where: string;
@@ -100,9 +103,11 @@ export async function openPg(url: string, options: OpenPgOptions = {}): Promise<
       out.release();
     }
     const names = new PreparedNames(log, await StatementCodec.load());
+    const groups = new StatementGroups(pool, names);
     return {
-      sql: new PgSql(pool, pool, names),
+      sql: new PgSql(pool, pool, names, groups),
       names,
+      groups,
       pool,
       where,
       schemaVersion,

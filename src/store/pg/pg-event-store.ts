@@ -77,8 +77,9 @@ export function createPgEventStore(db: OpenedPg | Promise<OpenedPg>, options: Pg
   opened.catch(() => {}); // each call reports it
   const pools = opened.then((d) => d.pool);
   pools.catch(() => {});
-  // The statements every append, page and head read sends, prepared on the server by name.
-  const named = opened.then((d) => (text: string, values: unknown[]) => d.names.query(d.pool, text, values));
+  // The statements every append, page and head read sends, prepared on the server by name; the
+  // appends go grouped with the database's other writes (statement-groups.ts).
+  const named = opened.then((d) => (text: string, values: unknown[]) => d.groups.query(text, values));
   named.catch(() => {});
   // Notifications name their sender, so a node skips its own (it fans those out from memory).
   const node = randomUUID().slice(0, 8);

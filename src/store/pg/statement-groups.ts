@@ -17,8 +17,8 @@
  *   - One group at a time: two groups could lock the same rows in opposite orders and wait on
  *     each other until PostgreSQL's deadlock check; one cannot.
  *   - A group is all or nothing. When any of its statements fails, PostgreSQL rolls the whole
- *     group back, and each of its statements goes again alone (outside any group): each caller
- *     gets its own statement's outcome, and none is written twice. The connection of a failed
+ *     group back, and each of its statements goes again alone, in order (outside any group): each
+ *     caller gets its own statement's outcome, and none is written twice. The connection of a failed
  *     group is closed (`pg`'s pool does that for any failed query), which also forgets what it
  *     had prepared.
  */
@@ -96,8 +96,9 @@ export class StatementGroups {
       });
       return;
     }
-    // Rolled back as a whole: each again, alone, for its own outcome. (Also what a statement
-    // that failed for its prepared name needs: names.query sends it again unnamed.)
-    await Promise.all(group.map((w) => this.names.query(this.pool, w.text, w.values).then(w.resolve, w.reject)));
+    // Rolled back as a whole: each again, alone and in the group's order, for its own outcome.
+    // (Also what a statement that failed for its prepared name needs: names.query sends it again
+    // unnamed.)
+    for (const w of group) await this.names.query(this.pool, w.text, w.values).then(w.resolve, w.reject);
   }
 }
