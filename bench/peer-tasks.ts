@@ -189,7 +189,7 @@ export async function run(): Promise<Row[]> {
       `${nEnqueue} jobs; tsclaw and graphile-worker on one PostgreSQL (defaults: synchronous_commit on), each in a database of its own`,
       undefined,
       undefined,
-      `${nJobs} jobs, concurrency ${CONCURRENCY} (tsclaw: ${CONCURRENCY} sessions, each task run_task then check_task to its end; graphile: jobs added at once, ${CONCURRENCY} workers); the same fake-model call per job; tsclaw ~5.4 statements per run task with ${CONCURRENCY} sessions at once (npx tsx bench/job-cpu.ts --statements; bench/pg-round-trips.ts counts them one task at a time), graphile-worker 3 per job`,
+      `${nJobs} jobs, concurrency ${CONCURRENCY} (tsclaw: ${CONCURRENCY} sessions, each task run_task then check_task to its end; graphile: jobs added at once, ${CONCURRENCY} workers); the same fake-model call per job; tsclaw ~5.4 statements per run task with ${CONCURRENCY} sessions at once (npx tsx bench/job-cpu.ts --statements; bench/pg-round-trips.ts counts them one task at a time), its writes sent in groups of ~5 while one is on its way (~1 round trip and commit per run task), graphile-worker 3 statements per job`,
     ];
     /** The PostgreSQL jobs/s row: at least graphile-worker's rate on the same server. */
     const pgTargets: readonly (Target | null)[] = [null, null, null, { op: ">=", value: 1 }];
