@@ -96,3 +96,28 @@ test("a write never waits behind a long read (reads are not grouped)", async () 
   expect(performance.now() - t0).toBeLessThan(400);
   await slow;
 });
+
+test("a group whose answer does not come in time is not sent again: each write is made once", async () => {
+  // query_timeout: the client stops waiting at 300 ms while the server goes on and commits.
+  const impatient = await openPg(`${url}${url.includes("?") ? "&" : "?"}query_timeout=300`);
+  try {
+    await impatient.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET n = 0", [
+      300,
+      "slow",
+    ]);
+    const first = impatient.sql.run("UPDATE grouped SET note = 'first' WHERE id = ?", [300]);
+    // These two come while the first is on its way: one group, answered after the timeout.
+    const outcomes = await Promise.allSettled([
+      impatient.sql.run("UPDATE grouped SET n = n + 1 WHERE id = ? AND pg_sleep(0.6) IS NOT NULL", [300]),
+      impatient.sql.run("UPDATE grouped SET n = n + 10 WHERE id = ?", [300]),
+    ]);
+    await first;
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/timeout|unavailable/i);
+    // The server committed the group once, and nothing sent it again.
+    await new Promise((r) => setTimeout(r, 900));
+    expect((await db.sql.get<{ n: number }>("SELECT n FROM grouped WHERE id = 300"))!.n).toBe(11);
+  } finally {
+    await impatient.close();
+  }
+});

@@ -13,6 +13,8 @@ export class GroupQuery {
   callback?: (err: Error | null, result?: PreparedResult) => void;
   /** The part whose answers come now. */
   private at = 0;
+  /** Whether anything was sent (not when a part could not be: nothing of the group was). */
+  sent = false;
 
   constructor(readonly parts: readonly PreparedQuery[]) {}
 
@@ -22,6 +24,7 @@ export class GroupQuery {
       const unsendable = part.unsendable(connection);
       if (unsendable) return unsendable;
     }
+    this.sent = true;
     connection.stream.cork?.();
     try {
       for (const part of this.parts) part.submit(connection, false);

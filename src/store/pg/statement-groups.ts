@@ -18,7 +18,9 @@
  *     each other until PostgreSQL's deadlock check; one cannot.
  *   - A group is all or nothing. When any of its statements fails, PostgreSQL rolls the whole
  *     group back, and each of its statements goes again alone, in order (outside any group): each
- *     caller gets its own statement's outcome, and none is written twice. The connection of a failed
+ *     caller gets its own statement's outcome, and none is written twice. When the connection
+ *     fails or the answer does not come in time instead, the group may have committed: each
+ *     caller gets that error, as it would have alone, and nothing is sent again. The connection of a failed
  *     group is closed (`pg`'s pool does that for any failed query), which also forgets what it
  *     had prepared.
  */
@@ -41,6 +43,16 @@ interface Waiting {
 const WRITES = new Map<string, boolean>();
 const WRITE = /^\s*(?:INSERT|UPDATE|DELETE)\b/i;
 const WITH_WRITE = /^\s*WITH\b[\s\S]*\b(?:INSERT|UPDATE|DELETE)\b/i;
+
+/**
+ * True when PostgreSQL answered the group with an error (severity ERROR): it rolled back every
+ * statement of it. Not for a connection that failed, or an answer that did not come in time
+ * (`query_timeout`): the group may then have committed.
+ */
+function rolledBack(err: Error): boolean {
+  const { severity, code } = err as { severity?: unknown; code?: unknown };
+  return severity === "ERROR" && typeof code === "string";
+}
 
 export function isWrite(text: string): boolean {
   let write = WRITES.get(text);
@@ -85,15 +97,22 @@ export class StatementGroups {
       return;
     }
     const parts = group.map((w) => this.names.prepared(w.text, w.values));
-    const committed = await new Promise<boolean>((resolve) => {
-      this.pool.query(new GroupQuery(parts) as unknown as PreparedQuery, undefined, (err) => resolve(!err));
+    const query = new GroupQuery(parts);
+    const failed = await new Promise<Error | null>((resolve) => {
+      this.pool.query(query as unknown as PreparedQuery, undefined, (err) => resolve(err));
     });
-    if (committed) {
+    if (!failed) {
       parts.forEach((part, i) => {
         const result = part.result();
         if (result instanceof Error) group[i]!.reject(result);
         else group[i]!.resolve(result);
       });
+      return;
+    }
+    if (query.sent && !rolledBack(failed)) {
+      // The connection failed or timed out: the group may have committed. Each caller hears
+      // what a statement of its own would have said, and nothing is sent again.
+      for (const w of group) w.reject(failed);
       return;
     }
     // Rolled back as a whole: each again, alone and in the group's order, for its own outcome.
