@@ -63,10 +63,13 @@ test("writes at once go in few round trips, each answered with its own rows", as
 
 test("a statement that fails fails alone: the others of its group are written once each", async () => {
   await db.sql.run("DELETE FROM grouped");
+  await Promise.all(
+    Array.from({ length: 10 }, (_, i) => db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [101 + i, "ok"])),
+  );
   const outcomes = await Promise.allSettled([
     db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [100, "first"]),
     ...Array.from({ length: 10 }, (_, i) =>
-      db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [101 + i, "ok"]),
+      db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [111 + i, "new"]),
     ),
     // A duplicate key and a value the column refuses, in the middle of the group.
     db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [101, "again"]),
@@ -84,9 +87,36 @@ test("a statement that fails fails alone: the others of its group are written on
   expect(rows).toEqual([
     { id: 100, n: 0, note: "first" },
     ...Array.from({ length: 10 }, (_, i) => ({ id: 101 + i, n: 1, note: "ok" })),
+    ...Array.from({ length: 10 }, (_, i) => ({ id: 111 + i, n: 0, note: "new" })),
   ]);
   // The store goes on serving.
   expect((await db.sql.run("UPDATE grouped SET n = 5 WHERE id = 100")).changes).toBe(1);
+});
+
+test("a row held by another transaction holds up its own write only, not the rest of its group", async () => {
+  await db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", [400, "held"]);
+  const holder = await db.pool.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query("UPDATE grouped SET n = n + 100 WHERE id = 400");
+    const t0 = performance.now();
+    const first = db.sql.run("UPDATE grouped SET note = 'x' WHERE id = 100");
+    // These come while the first is on its way: one group, one of them on the held row.
+    const blocked = db.sql.run("UPDATE grouped SET n = n + 1 WHERE id = ?", [400]).then(() => performance.now() - t0);
+    const others = Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [410 + i, "free"]),
+      ),
+    ).then(() => performance.now() - t0);
+    await first;
+    expect(await others).toBeLessThan(900);
+    setTimeout(() => void holder.query("COMMIT"), 1200 - (performance.now() - t0));
+    expect(await blocked).toBeGreaterThanOrEqual(1100);
+  } finally {
+    holder.release();
+  }
+  expect((await db.sql.get<{ n: number }>("SELECT n FROM grouped WHERE id = 400"))!.n).toBe(101);
+  expect((await db.sql.all("SELECT id FROM grouped WHERE note = 'free'")).length).toBe(5);
 });
 
 test("a write never waits behind a long read (reads are not grouped)", async () => {

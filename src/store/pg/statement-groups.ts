@@ -15,10 +15,12 @@
  *   - Only writes are grouped (INSERT, UPDATE, DELETE, or a WITH that holds one). Reads go as
  *     they did, each on a connection of its own, so a long read never holds up a write.
  *   - One group at a time: two groups could lock the same rows in opposite orders and wait on
- *     each other until PostgreSQL's deadlock check; one cannot.
+ *     each other until PostgreSQL's deadlock check; one cannot. A group waits at most 200 ms
+ *     for a row another transaction holds (LOCK_WAIT); then its statements go alone.
  *   - A group is all or nothing. When any of its statements fails, PostgreSQL rolls the whole
- *     group back, and each of its statements goes again alone, in order (outside any group): each
- *     caller gets its own statement's outcome, and none is written twice. When the connection
+ *     group back, and each of its statements goes again alone (outside any group, at once, as
+ *     they would have gone without it): each caller gets its own statement's outcome, and none
+ *     is written twice. When the connection
  *     fails or the answer does not come in time instead, the group may have committed: each
  *     caller gets that error, as it would have alone, and nothing is sent again. The connection of a failed
  *     group is closed (`pg`'s pool does that for any failed query), which also forgets what it
@@ -28,6 +30,14 @@
 import { GroupQuery } from "./group-query.js";
 import type { PreparedNames, Queryable } from "./prepared-names.js";
 import type { PreparedQuery, PreparedResult } from "./prepared-query.js";
+
+/**
+ * How long a group waits for a row another transaction holds before it gives up, rolls back and
+ * lets each of its statements go alone (where only that one waits). Row locks are held for
+ * milliseconds here; a lock held longer (a transaction of another node stuck or dying) would
+ * otherwise hold up every write of this node behind the group, its heartbeat's included.
+ */
+const LOCK_WAIT = "SELECT set_config('lock_timeout', '200ms', true)";
 
 /** At most this many statements in one group (the rest go in the next). */
 const MAX_GROUP = 64;
@@ -97,7 +107,8 @@ export class StatementGroups {
       return;
     }
     const parts = group.map((w) => this.names.prepared(w.text, w.values));
-    const query = new GroupQuery(parts);
+    // The group's lock waits are bounded (see LOCK_WAIT); its first statement says so.
+    const query = new GroupQuery([this.names.prepared(LOCK_WAIT, []), ...parts]);
     const failed = await new Promise<Error | null>((resolve) => {
       this.pool.query(query as unknown as PreparedQuery, undefined, (err) => resolve(err));
     });
@@ -115,9 +126,10 @@ export class StatementGroups {
       for (const w of group) w.reject(failed);
       return;
     }
-    // Rolled back as a whole: each again, alone and in the group's order, for its own outcome.
-    // (Also what a statement that failed for its prepared name needs: names.query sends it again
-    // unnamed.)
-    for (const w of group) await this.names.query(this.pool, w.text, w.values).then(w.resolve, w.reject);
+    // Rolled back as a whole: each again, alone, for its own outcome, as it would have gone
+    // without the group (at once, so that one waiting on a lock holds up none of the others).
+    // Also what a statement that failed for its prepared name needs: names.query sends it
+    // again unnamed.
+    await Promise.all(group.map((w) => this.names.query(this.pool, w.text, w.values).then(w.resolve, w.reject)));
   }
 }
