@@ -5,48 +5,32 @@
  * still has an earlier run task queued is not until that task ends — and a session twice in the
  * batch costs no error (a statement may write a row once).
  */
-import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { expect, test, vi } from "vitest";
 import { LeaseGate } from "../../src/agent/session-gate.js";
-import { type OpenedPg, openPg } from "../../src/store/pg/open-pg.js";
-import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { useOpenedPg } from "../helpers/use-pg-server.js";
 import { WAIT } from "../helpers/wait.js";
 
-let server: PgServer;
-let url: string;
-let db: OpenedPg;
-
-beforeAll(async () => {
-  server = await startPgServer();
-  url = await createTestDatabase(server.url);
-  db = await openPg(url);
-}, 60_000);
-
-afterAll(async () => {
-  await db?.close();
-  if (url) await dropTestDatabase(url);
-  await server?.stop();
-});
+const pg = useOpenedPg();
 
 const holders = async () =>
   Object.fromEntries(
-    (await db.sql.all<{ session_id: string; node: string }>("SELECT session_id, node FROM session_leases")).map((r) => [
-      r.session_id,
-      r.node,
-    ]),
+    (await pg.db.sql.all<{ session_id: string; node: string }>("SELECT session_id, node FROM session_leases")).map(
+      (r) => [r.session_id, r.node],
+    ),
   );
 
 test("takes at once go in one statement, each judged as alone", async () => {
-  const a = new LeaseGate(db.sql, "node-a", 15_000);
-  const b = new LeaseGate(db.sql, "node-b", 15_000);
+  const a = new LeaseGate(pg.db.sql, "node-a", 15_000);
+  const b = new LeaseGate(pg.db.sql, "node-b", 15_000);
   const signal = new AbortController();
   await b.enter("ses_held", signal.signal);
   const now = Date.now();
-  const earlier = await db.sql.get<{ seq: number }>(
+  const earlier = await pg.db.sql.get<{ seq: number }>(
     `INSERT INTO tasks (id, kind, title, session_id, project, status, phase, version, created_at, updated_at)
      VALUES ('task_earlier', 'run', 'earlier', 'ses_ordered', 'default', 'todo', 'queued', 1, ?, ?) RETURNING seq`,
     [now, now],
   );
-  const statements = vi.spyOn(db.sql, "all");
+  const statements = vi.spyOn(pg.db.sql, "all");
   const entered: string[] = [];
   const enter = (id: string, order?: number) =>
     a.enter(id, signal.signal, order).then(
@@ -75,7 +59,7 @@ test("takes at once go in one statement, each judged as alone", async () => {
 
   // The earlier task ends: the ordered session's take (retrying) gets it; the other node gives
   // its lease back: this one gets that too.
-  await db.sql.run("UPDATE tasks SET status = 'done' WHERE id = 'task_earlier'");
+  await pg.db.sql.run("UPDATE tasks SET status = 'done' WHERE id = 'task_earlier'");
   await b.leave("ses_held");
   await vi.waitFor(() => expect(entered).toContain("ses_ordered"), WAIT);
   await vi.waitFor(() => expect(entered).toContain("ses_held"), WAIT);

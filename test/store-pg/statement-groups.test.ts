@@ -4,26 +4,17 @@
  * statement's rows, many writes cost few round trips, a statement that fails fails alone and
  * its group's other writes are each written exactly once, and writes never wait behind reads.
  */
-import { afterAll, beforeAll, expect, test, vi } from "vitest";
-import { type OpenedPg, openPg } from "../../src/store/pg/open-pg.js";
+import { beforeAll, expect, test, vi } from "vitest";
+import { openPg } from "../../src/store/pg/open-pg.js";
 import { isWrite } from "../../src/store/pg/statement-groups.js";
-import { createTestDatabase, dropTestDatabase, type PgServer, startPgServer } from "../helpers/pg-server.js";
+import { useOpenedPg } from "../helpers/use-pg-server.js";
 
-let server: PgServer;
-let url: string;
-let db: OpenedPg;
+const pg = useOpenedPg();
 
 beforeAll(async () => {
-  server = await startPgServer();
-  url = await createTestDatabase(server.url);
-  db = await openPg(url);
-  await db.sql.run("CREATE TABLE grouped (id INTEGER PRIMARY KEY, note TEXT NOT NULL, n INTEGER NOT NULL DEFAULT 0)");
-}, 60_000);
-
-afterAll(async () => {
-  await db?.close();
-  if (url) await dropTestDatabase(url);
-  await server?.stop();
+  await pg.db.sql.run(
+    "CREATE TABLE grouped (id INTEGER PRIMARY KEY, note TEXT NOT NULL, n INTEGER NOT NULL DEFAULT 0)",
+  );
 });
 
 test("writes are told from reads by their text", () => {
@@ -37,11 +28,11 @@ test("writes are told from reads by their text", () => {
 });
 
 test("writes at once go in few round trips, each answered with its own rows", async () => {
-  const queries = vi.spyOn(db.pool, "query");
+  const queries = vi.spyOn(pg.db.pool, "query");
   try {
     const written = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        db.sql.get<{ id: number; note: string }>("INSERT INTO grouped (id, note) VALUES (?, ?) RETURNING id, note", [
+        pg.db.sql.get<{ id: number; note: string }>("INSERT INTO grouped (id, note) VALUES (?, ?) RETURNING id, note", [
           i,
           `note ${i} ü`,
         ]),
@@ -54,27 +45,29 @@ test("writes at once go in few round trips, each answered with its own rows", as
     queries.mockRestore();
   }
   const changed = await Promise.all(
-    Array.from({ length: 40 }, (_, i) => db.sql.run("UPDATE grouped SET n = n + 1 WHERE id = ?", [i % 20])),
+    Array.from({ length: 40 }, (_, i) => pg.db.sql.run("UPDATE grouped SET n = n + 1 WHERE id = ?", [i % 20])),
   );
   expect(changed.map((c) => c.changes)).toEqual(Array(40).fill(1));
-  const rows = await db.sql.all<{ n: number }>("SELECT n FROM grouped WHERE id < 20 ORDER BY id");
+  const rows = await pg.db.sql.all<{ n: number }>("SELECT n FROM grouped WHERE id < 20 ORDER BY id");
   expect(rows.map((r) => r.n)).toEqual(Array(20).fill(2));
 });
 
 test("a statement that fails fails alone: the others of its group are written once each", async () => {
-  await db.sql.run("DELETE FROM grouped");
+  await pg.db.sql.run("DELETE FROM grouped");
   await Promise.all(
-    Array.from({ length: 10 }, (_, i) => db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [101 + i, "ok"])),
+    Array.from({ length: 10 }, (_, i) =>
+      pg.db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [101 + i, "ok"]),
+    ),
   );
   const outcomes = await Promise.allSettled([
-    db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [100, "first"]),
+    pg.db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [100, "first"]),
     ...Array.from({ length: 10 }, (_, i) =>
-      db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [111 + i, "new"]),
+      pg.db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [111 + i, "new"]),
     ),
     // A duplicate key and a value the column refuses, in the middle of the group.
-    db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [101, "again"]),
-    db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [200, null]),
-    ...Array.from({ length: 10 }, (_, i) => db.sql.run("UPDATE grouped SET n = n + 1 WHERE id = ?", [101 + i])),
+    pg.db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [101, "again"]),
+    pg.db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [200, null]),
+    ...Array.from({ length: 10 }, (_, i) => pg.db.sql.run("UPDATE grouped SET n = n + 1 WHERE id = ?", [101 + i])),
   ]);
   const failed = outcomes.flatMap((o, i) =>
     o.status === "rejected" ? [[i, (o.reason as { code?: string }).code]] : [],
@@ -83,29 +76,33 @@ test("a statement that fails fails alone: the others of its group are written on
     [11, "23505"],
     [12, "23502"],
   ]);
-  const rows = await db.sql.all<{ id: number; n: number; note: string }>("SELECT id, n, note FROM grouped ORDER BY id");
+  const rows = await pg.db.sql.all<{ id: number; n: number; note: string }>(
+    "SELECT id, n, note FROM grouped ORDER BY id",
+  );
   expect(rows).toEqual([
     { id: 100, n: 0, note: "first" },
     ...Array.from({ length: 10 }, (_, i) => ({ id: 101 + i, n: 1, note: "ok" })),
     ...Array.from({ length: 10 }, (_, i) => ({ id: 111 + i, n: 0, note: "new" })),
   ]);
   // The store goes on serving.
-  expect((await db.sql.run("UPDATE grouped SET n = 5 WHERE id = 100")).changes).toBe(1);
+  expect((await pg.db.sql.run("UPDATE grouped SET n = 5 WHERE id = 100")).changes).toBe(1);
 });
 
 test("a row held by another transaction holds up its own write only, not the rest of its group", async () => {
-  await db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", [400, "held"]);
-  const holder = await db.pool.connect();
+  await pg.db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", [400, "held"]);
+  const holder = await pg.db.pool.connect();
   try {
     await holder.query("BEGIN");
     await holder.query("UPDATE grouped SET n = n + 100 WHERE id = 400");
     const t0 = performance.now();
-    const first = db.sql.run("UPDATE grouped SET note = 'x' WHERE id = 100");
+    const first = pg.db.sql.run("UPDATE grouped SET note = 'x' WHERE id = 100");
     // These come while the first is on its way: one group, one of them on the held row.
-    const blocked = db.sql.run("UPDATE grouped SET n = n + 1 WHERE id = ?", [400]).then(() => performance.now() - t0);
+    const blocked = pg.db.sql
+      .run("UPDATE grouped SET n = n + 1 WHERE id = ?", [400])
+      .then(() => performance.now() - t0);
     const others = Promise.all(
       Array.from({ length: 5 }, (_, i) =>
-        db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [410 + i, "free"]),
+        pg.db.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?)", [410 + i, "free"]),
       ),
     ).then(() => performance.now() - t0);
     await first;
@@ -115,21 +112,23 @@ test("a row held by another transaction holds up its own write only, not the res
   } finally {
     holder.release();
   }
-  expect((await db.sql.get<{ n: number }>("SELECT n FROM grouped WHERE id = 400"))!.n).toBe(101);
-  expect((await db.sql.all("SELECT id FROM grouped WHERE note = 'free'")).length).toBe(5);
+  expect((await pg.db.sql.get<{ n: number }>("SELECT n FROM grouped WHERE id = 400"))!.n).toBe(101);
+  expect((await pg.db.sql.all("SELECT id FROM grouped WHERE note = 'free'")).length).toBe(5);
 });
 
 test("a write never waits behind a long read (reads are not grouped)", async () => {
-  const slow = db.sql.get("SELECT pg_sleep(0.5) AS slept");
+  const slow = pg.db.sql.get("SELECT pg_sleep(0.5) AS slept");
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: 10 }, (_, i) => db.sql.run("UPDATE grouped SET n = ? WHERE id = 100", [i])));
+  await Promise.all(
+    Array.from({ length: 10 }, (_, i) => pg.db.sql.run("UPDATE grouped SET n = ? WHERE id = 100", [i])),
+  );
   expect(performance.now() - t0).toBeLessThan(400);
   await slow;
 });
 
 test("a group whose answer does not come in time is not sent again: each write is made once", async () => {
   // query_timeout: the client stops waiting at 300 ms while the server goes on and commits.
-  const impatient = await openPg(`${url}${url.includes("?") ? "&" : "?"}query_timeout=300`);
+  const impatient = await openPg(`${pg.url}${pg.url.includes("?") ? "&" : "?"}query_timeout=300`);
   try {
     await impatient.sql.run("INSERT INTO grouped (id, note) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET n = 0", [
       300,
@@ -146,7 +145,7 @@ test("a group whose answer does not come in time is not sent again: each write i
     expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/timeout|unavailable/i);
     // The server committed the group once, and nothing sent it again.
     await new Promise((r) => setTimeout(r, 900));
-    expect((await db.sql.get<{ n: number }>("SELECT n FROM grouped WHERE id = 300"))!.n).toBe(11);
+    expect((await pg.db.sql.get<{ n: number }>("SELECT n FROM grouped WHERE id = 300"))!.n).toBe(11);
   } finally {
     await impatient.close();
   }
