@@ -50,15 +50,19 @@ export class EncodedHistory {
   private end = 0;
   /** True while a body handed out may still be read. */
   private lent = false;
-  /** Changes with every change of the settled items: a mark made before it no longer applies. */
-  private version = 0;
+  private changes = 0;
   /** How many settled items. */
   count = 0;
+
+  /** Changes with every change of the settled items: a mark made before it no longer applies. */
+  get version(): number {
+    return this.changes;
+  }
 
   /** Appends `items` (settled from now on). */
   append(items: readonly ResponseInputItem[]): void {
     if (items.length === 0) return;
-    this.version++;
+    this.changes++;
     this.count += items.length;
     const texts = items.map((item) => JSON.stringify(item));
     if (this.text === undefined) {
@@ -85,22 +89,12 @@ export class EncodedHistory {
 
   /** Drops every item (a summary started the context over). */
   clear(): void {
-    this.version++;
+    this.changes++;
     this.text = "";
     this.buf = EMPTY;
     this.start = this.end = 0;
     this.lent = false;
     this.count = 0;
-  }
-
-  /** A stamp of the current items for `withEncodedPrefix`. */
-  stamp(): number {
-    return this.version;
-  }
-
-  /** True when `stamp` (from `stamp()`) still describes the items. */
-  holds(stamp: number): boolean {
-    return stamp === this.version;
   }
 
   /**
@@ -172,15 +166,15 @@ function joinTexts(text: string, texts: readonly string[]): string {
   return joined;
 }
 
-/** The encoded history an input's first items come from, and the stamp they were marked at. */
-const encodedPrefixes = new WeakMap<readonly ResponseInputItem[], { history: EncodedHistory; stamp: number }>();
+/** The encoded history an input's first items come from, and its version when they were marked. */
+const encodedPrefixes = new WeakMap<readonly ResponseInputItem[], { history: EncodedHistory; version: number }>();
 
 /**
  * Marks `input` as starting with `history`'s settled items, as they are now. The mark lives as
  * long as the array; its items must not change while it does.
  */
 export function withEncodedPrefix(input: readonly ResponseInputItem[], history: EncodedHistory): void {
-  encodedPrefixes.set(input, { history, stamp: history.stamp() });
+  encodedPrefixes.set(input, { history, version: history.version });
 }
 
 /** A request's body, and what to call once its request is over. */
@@ -206,7 +200,7 @@ export function requestBody(
   const headText = `{"model":${JSON.stringify(head.model)},"instructions":${JSON.stringify(head.instructions)},"input":[`;
   const restText = JSON.stringify(rest).slice(1);
   const mark = encodedPrefixes.get(input);
-  if (mark?.history.holds(mark.stamp)) {
+  if (mark && mark.version === mark.history.version) {
     const history = mark.history;
     return { body: history.body(headText, input.slice(history.count), restText), released: () => history.released() };
   }

@@ -143,9 +143,12 @@ test("a group whose answer does not come in time is not sent again: each write i
     await first;
     expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
     expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/timeout|unavailable/i);
-    // The server committed the group once, and nothing sent it again.
-    await new Promise((r) => setTimeout(r, 900));
-    expect((await pg.db.sql.get<{ n: number }>("SELECT n FROM grouped WHERE id = 300"))!.n).toBe(11);
+    // The server committed the group once (both updates at once: 0 → 11), and nothing sent it
+    // again (a second send would have gone on to 12 and 22).
+    await vi.waitFor(
+      async () => expect((await pg.db.sql.get<{ n: number }>("SELECT n FROM grouped WHERE id = 300"))!.n).toBe(11),
+      { timeout: 10_000, interval: 50 },
+    );
   } finally {
     await impatient.close();
   }

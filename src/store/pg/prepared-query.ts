@@ -125,9 +125,8 @@ export class PreparedQuery {
    * encoded, or its name prepared there for another text; null when it can.
    */
   unsendable(connection: Connection): Error | null {
-    const { name, text } = this;
-    const prepared = name && (connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]);
-    if (prepared && prepared !== text) return new Error(`prepared statement ${name} names another text`);
+    const prepared = this.preparedOn(connection);
+    if (prepared && prepared !== this.text) return new Error(`prepared statement ${this.name} names another text`);
     try {
       this.encoded ??= this.values.map(this.codec.encode);
       return null;
@@ -136,13 +135,19 @@ export class PreparedQuery {
     }
   }
 
+  /** The text `connection` has prepared (or is preparing) under this statement's name, if any. */
+  private preparedOn(connection: Connection): string | undefined {
+    const { name } = this;
+    return name && (connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]);
+  }
+
   /** Sends the statement; without `sync` (in a group) the group's Sync ends it. */
   submit(connection: Connection, sync = true): Error | null {
     // Nothing is sent when it cannot be: pg's Client hands the error to handleError.
     const unsendable = this.unsendable(connection);
     if (unsendable) return unsendable;
     const { name, text, codec } = this;
-    const prepared = name && (connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]);
+    const prepared = this.preparedOn(connection);
     const values = this.encoded!;
     this.shape = prepared ? codec.shapeOf(text) : undefined;
     this.describing = !this.shape;

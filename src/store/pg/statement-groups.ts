@@ -20,13 +20,16 @@
  *   - A group is all or nothing. When any of its statements fails, PostgreSQL rolls the whole
  *     group back, and each of its statements goes again alone (outside any group, at once, as
  *     they would have gone without it): each caller gets its own statement's outcome, and none
- *     is written twice. When the connection
- *     fails or the answer does not come in time instead, the group may have committed: each
- *     caller gets that error, as it would have alone, and nothing is sent again. The connection of a failed
- *     group is closed (`pg`'s pool does that for any failed query), which also forgets what it
- *     had prepared.
+ *     is written twice. When the connection fails or the answer does not come in time instead,
+ *     the group may have committed: each caller gets that error, as it would have alone, and
+ *     nothing is sent again. The connection of a failed group is closed (`pg`'s pool does that
+ *     for any failed query), which also forgets what it had prepared.
+ *
+ * The waiting and the one group on its way are the project's WhileBusy; a group's answers are
+ * each statement's own promise, never thrown (WhileBusy would send a thrown round again). The
+ * statements of a rolled-back group go alone while the next group is on its way.
  */
-
+import { WhileBusy } from "../../core/while-busy.js";
 import { GroupQuery } from "./group-query.js";
 import type { PreparedNames, Queryable } from "./prepared-names.js";
 import type { PreparedQuery, PreparedResult } from "./prepared-query.js";
@@ -42,11 +45,9 @@ const LOCK_WAIT = "SELECT set_config('lock_timeout', '200ms', true)";
 /** At most this many statements in one group (the rest go in the next). */
 const MAX_GROUP = 64;
 
-interface Waiting {
+interface Statement {
   text: string;
   values: readonly unknown[];
-  resolve(result: PreparedResult): void;
-  reject(err: unknown): void;
 }
 
 /** Whether a text writes: grouped. Kept by text (the same few dozen texts come again and again). */
@@ -75,8 +76,8 @@ export function isWrite(text: string): boolean {
 
 /** The grouped writes of one database's pool. */
 export class StatementGroups {
-  private waiting: Waiting[] = [];
-  private busy = false;
+  /** The project's one-on-its-way batching: each statement is answered with a promise of its own outcome. */
+  private readonly writes = new WhileBusy<Statement, Promise<PreparedResult>>((batch) => this.sendAll(batch));
 
   constructor(
     private readonly pool: Queryable,
@@ -84,27 +85,28 @@ export class StatementGroups {
   ) {}
 
   /** Runs `text` (with `values`) outside a transaction: in a group when it writes, else alone. */
-  query(text: string, values: readonly unknown[]): Promise<PreparedResult> {
+  async query(text: string, values: readonly unknown[]): Promise<PreparedResult> {
     if (!isWrite(text)) return this.names.query(this.pool, text, values);
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ text, values, resolve, reject });
-      if (!this.busy) this.next();
-    });
+    return await this.writes.call({ text, values });
   }
 
-  /** Sends the next group, if any writes wait. */
-  private next(): void {
-    const group = this.waiting.splice(0, MAX_GROUP);
-    this.busy = group.length > 0;
-    if (!this.busy) return;
-    void this.send(group).finally(() => this.next());
+  /** The writes that waited, MAX_GROUP at a time, one group after the other. */
+  private async sendAll(batch: readonly Statement[]): Promise<Promise<PreparedResult>[]> {
+    const answers: Promise<PreparedResult>[] = [];
+    for (let i = 0; i < batch.length; i += MAX_GROUP) answers.push(...(await this.send(batch.slice(i, i + MAX_GROUP))));
+    return answers;
   }
 
-  private async send(group: Waiting[]): Promise<void> {
+  /**
+   * One group; its statements' answers. Never throws: WhileBusy would send a round that threw
+   * again, and a group whose outcome is unknown must not be.
+   */
+  private async send(group: readonly Statement[]): Promise<Promise<PreparedResult>[]> {
     if (group.length === 1) {
-      const [w] = group as [Waiting];
-      await this.names.query(this.pool, w.text, w.values).then(w.resolve, w.reject);
-      return;
+      // Alone: on its way until it has answered, as a group is.
+      const answer = handled(this.alone(group[0]!));
+      await answer.catch(() => {});
+      return [answer];
     }
     const parts = group.map((w) => this.names.prepared(w.text, w.values));
     // The group's lock waits are bounded (see LOCK_WAIT); its first statement says so.
@@ -112,24 +114,29 @@ export class StatementGroups {
     const failed = await new Promise<Error | null>((resolve) => {
       this.pool.query(query as unknown as PreparedQuery, undefined, (err) => resolve(err));
     });
-    if (!failed) {
-      parts.forEach((part, i) => {
+    if (!failed)
+      return parts.map((part) => {
         const result = part.result();
-        if (result instanceof Error) group[i]!.reject(result);
-        else group[i]!.resolve(result);
+        return handled(result instanceof Error ? Promise.reject(result) : Promise.resolve(result));
       });
-      return;
-    }
-    if (query.sent && !rolledBack(failed)) {
-      // The connection failed or timed out: the group may have committed. Each caller hears
-      // what a statement of its own would have said, and nothing is sent again.
-      for (const w of group) w.reject(failed);
-      return;
-    }
-    // Rolled back as a whole: each again, alone, for its own outcome, as it would have gone
-    // without the group (at once, so that one waiting on a lock holds up none of the others).
-    // Also what a statement that failed for its prepared name needs: names.query sends it
-    // again unnamed.
-    await Promise.all(group.map((w) => this.names.query(this.pool, w.text, w.values).then(w.resolve, w.reject)));
+    // The connection failed or timed out: the group may have committed. Each caller hears what
+    // a statement of its own would have said, and nothing is sent again.
+    if (query.sent && !rolledBack(failed)) return group.map(() => handled(Promise.reject(failed)));
+    // Rolled back as a whole: each again, alone and at once, as it would have gone without the
+    // group, each caller answered as soon as its own is (one waiting on a lock holds up none of
+    // the others). Also what a statement that failed for its prepared name needs: names.query
+    // sends it again unnamed.
+    return group.map((w) => handled(this.alone(w)));
   }
+
+  /** One statement on a connection of its own. */
+  private alone(w: Statement): Promise<PreparedResult> {
+    return this.names.query(this.pool, w.text, w.values);
+  }
+}
+
+/** `p`, its rejection reported to whoever awaits it (its caller), not as unhandled meanwhile. */
+function handled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
 }
