@@ -44,7 +44,7 @@ const POSTGRES = {
     include: TYPED_API_SUITE,
     exclude: NOT_TYPED,
     env: { TSCLAW_TEST_STORE: "postgres" },
-    globalSetup: ["test/helpers/pg-global-setup.ts"],
+    globalSetup: ["test/helpers/tmp-global-setup.ts", "test/helpers/pg-global-setup.ts"],
   },
 };
 
@@ -65,6 +65,8 @@ export default defineConfig({
     // Tests that read PIDs a script prints ($$, $!) need the host's PID numbering; the bwrap
     // sandbox gives scripts their own. Tests of the sandbox choose it explicitly.
     env: { CLAW_SANDBOX: "none" },
+    // The run's temporary files in a directory of its own, removed at its end.
+    globalSetup: ["test/helpers/tmp-global-setup.ts"],
     reporters: ["default"],
     // CI (.ci/run sets TSCLAW_VITEST_FS_CACHE=1) keeps transformed modules on disk, in
     // node_modules/.experimental-vitest-cache, so its later runs (remote, postgres, slow, the Node
