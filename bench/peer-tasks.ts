@@ -5,17 +5,26 @@
  *   - enqueue → start latency, one job at a time on an idle queue: run_task until the task is
  *     in_progress (seen by an in-process check_task until "update") vs addJob until the
  *     graphile-worker task function is called;
- *   - jobs/s: N run_task tasks over 20 sessions, each polled with check_task to the end, vs N
- *     graphile jobs with concurrency 20, counted on job:success.
+ *   - jobs/s: N jobs added at once by 20 callers and run 20 at a time, the same model call per
+ *     job: N run_task tasks over 20 sessions (each session runs its tasks in turn), then each
+ *     awaited with check_task, vs N graphile jobs with concurrency 20, counted on job:success.
+ *     The fake model records the request bodies of tsclaw's run on PostgreSQL, and graphile's
+ *     job i sends body i (instructions, the bash tool, the session's history so far): the very
+ *     calls tsclaw made, not a one-line request next to tsclaw's ~10 KB ones.
+ *     On PostgreSQL also: the same tasks with each session's next task sent only once its last
+ *     one ended (a caller waiting on each, one round trip more per task), against the same
+ *     graphile figure.
  * tsclaw runs twice: on SQLite, and on a fresh database of the same PostgreSQL graphile-worker
  * uses (its rows say "on PostgreSQL"), with the average enqueue → start set against
  * graphile-worker's published 4.16 ms.
  */
+
+import type { ChildProcess } from "node:child_process";
 import { Logger, makeWorkerUtils, type Runner, run as runWorker, type WorkerUtils } from "graphile-worker";
 import OpenAI from "openai";
 import type { Claw } from "../src/index.js";
-import { childMessages, now, percentile, pool, size, spawnBenchScript } from "./measure.js";
-import { bareModelCall } from "./model-call.js";
+import { type ChildMessages, childMessages, now, percentile, pool, size, spawnBenchScript } from "./measure.js";
+import { bareModelCall, sentModelCall } from "./model-call.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { type BenchStore, modelClaw, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row, type Target } from "./table.js";
@@ -48,7 +57,23 @@ async function tsclawStartLatency(claw: Claw, n: number): Promise<number[]> {
   return out;
 }
 
+/** `n` run tasks over CONCURRENCY sessions, added at once by CONCURRENCY callers (as graphile's jobs are), then each awaited. */
 async function tsclawJobs(claw: Claw, n: number): Promise<number> {
+  const t0 = now();
+  const ids = new Array<string>(n);
+  await pool(CONCURRENCY, n, async (i) => {
+    ids[i] = (await claw.task.run({ prompt: `job ${i}`, sessionKey: `jobs-${i % CONCURRENCY}` })).taskId;
+  });
+  await pool(CONCURRENCY, n, async (i) => {
+    let c = await claw.task.check({ taskId: ids[i]!, waitMs: 60_000 });
+    while (!c.isTerminal) c = await claw.task.check({ taskId: ids[i]!, waitMs: 60_000 });
+    if (c.task.status !== "completed") throw new Error(`task ended ${c.task.status}`);
+  });
+  return now() - t0;
+}
+
+/** `n` run tasks over CONCURRENCY sessions, each session's next one sent once its last one ended. */
+async function tsclawJobsInTurn(claw: Claw, n: number): Promise<number> {
   const t0 = now();
   await pool(CONCURRENCY, CONCURRENCY, async (s) => {
     for (let i = s; i < n; i += CONCURRENCY) {
@@ -61,8 +86,11 @@ async function tsclawJobs(claw: Claw, n: number): Promise<number> {
   return now() - t0;
 }
 
-/** graphile-worker with one task "job" that makes the model call and reports when it started. */
-async function graphile(url: string, fakeUrl: string) {
+/**
+ * graphile-worker with one task "job" that makes the model call and reports when it started.
+ * Job i sends `bodies[i]` (tsclaw's recorded requests, cycled) when given, else a bare call.
+ */
+async function graphile(url: string, fakeUrl: string, bodies: readonly OpenAI.Responses.ResponseCreateParams[]) {
   const client = new OpenAI({ baseURL: fakeUrl, apiKey: "bench" });
   const utils: WorkerUtils = await makeWorkerUtils({ connectionString: url, logger: silent });
   await utils.migrate();
@@ -77,7 +105,9 @@ async function graphile(url: string, fakeUrl: string) {
     taskList: {
       job: async (payload) => {
         onStart?.();
-        await bareModelCall(client, `job ${(payload as { i: number }).i}`);
+        const i = (payload as { i: number }).i;
+        if (bodies.length > 0) await sentModelCall(client, bodies[i % bodies.length]!);
+        else await bareModelCall(client, `job ${i}`);
       },
     },
   });
@@ -128,18 +158,47 @@ interface Figures {
   enq: number;
   lat: number[];
   jobs: number;
+  /** tsclaw: the same jobs, each session's next one sent once its last one ended. */
+  inTurn?: number;
 }
 
-/** tsclaw's three measurements on a fresh database of `store`, after a warm-up. */
-async function measureTsclaw(store: BenchStore, fakeUrl: string, nEnqueue: number, nLatency: number, nJobs: number) {
+/** The fake model's recording of request bodies (its stdin piped): see fake-model.ts. */
+function bodyRecorder(child: ChildProcess, messages: ChildMessages) {
+  return {
+    start: () => child.stdin!.write("record\n"),
+    /** The bodies since start, parsed. */
+    async take(): Promise<OpenAI.Responses.ResponseCreateParams[]> {
+      child.stdin!.write("bodies\n");
+      const { bodies } = (await messages.next((m) => typeof m.bodies === "number")) as { bodies: number };
+      const out: OpenAI.Responses.ResponseCreateParams[] = [];
+      for (let k = 0; k < bodies; k++)
+        out.push(JSON.parse((await messages.next((m) => typeof m.body === "string")).body));
+      return out;
+    },
+  };
+}
+
+/**
+ * tsclaw's measurements on a fresh database of `store`, after a warm-up; `recorder` (given):
+ * the jobs' request bodies are kept, for graphile-worker to send the same.
+ */
+async function measureTsclaw(
+  store: BenchStore,
+  fakeUrl: string,
+  n: { enqueue: number; latency: number; jobs: number },
+  recorder?: ReturnType<typeof bodyRecorder>,
+) {
   const { claw, close } = await modelClaw(store, fakeUrl);
   try {
-    await tsclawEnqueue(claw, Math.min(200, nEnqueue));
+    await tsclawEnqueue(claw, Math.min(200, n.enqueue));
     await tsclawJobs(claw, CONCURRENCY * 2);
-    const enq = await tsclawEnqueue(claw, nEnqueue);
-    const lat = await tsclawStartLatency(claw, nLatency);
-    const jobs = await tsclawJobs(claw, nJobs);
-    return { enq, lat, jobs } satisfies Figures;
+    const enq = await tsclawEnqueue(claw, n.enqueue);
+    const lat = await tsclawStartLatency(claw, n.latency);
+    recorder?.start();
+    const jobs = await tsclawJobs(claw, n.jobs);
+    const bodies = (await recorder?.take()) ?? [];
+    const inTurn = recorder ? await tsclawJobsInTurn(claw, n.jobs) : undefined;
+    return { figures: { enq, lat, jobs, inTurn } satisfies Figures, bodies };
   } finally {
     await close();
   }
@@ -152,17 +211,24 @@ export async function run(): Promise<Row[]> {
   const nEnqueue = size(2000, 100);
   const nLatency = size(200, 20);
   const nJobs = size(400, 40);
-  const fakeChild = spawnBenchScript("fake-model.ts");
-  const { url: fakeUrl } = (await childMessages(fakeChild).next((m) => typeof m.url === "string")) as { url: string };
+  const fakeChild = spawnBenchScript("fake-model.ts", [], {}, [], "pipe");
+  const fakeMessages = childMessages(fakeChild);
+  const { url: fakeUrl } = (await fakeMessages.next((m) => typeof m.url === "string")) as { url: string };
   const pg = await startPgStore();
   try {
     // Warm-up, then measure; tsclaw on SQLite, tsclaw on PostgreSQL, then graphile-worker.
-    const lite = await measureTsclaw(SQLITE, fakeUrl, nEnqueue, nLatency, nJobs);
+    const counts = { enqueue: nEnqueue, latency: nLatency, jobs: nJobs };
+    const lite = (await measureTsclaw(SQLITE, fakeUrl, counts)).figures;
     let onPg: Figures | null = null;
     let gw: Figures | null = null;
+    let bodyBytes = 0;
     if (pg.peer) {
-      onPg = await measureTsclaw(pg.peer.store, fakeUrl, nEnqueue, nLatency, nJobs);
-      const g = await graphile(pg.peer.server.url, fakeUrl);
+      const measured = await measureTsclaw(pg.peer.store, fakeUrl, counts, bodyRecorder(fakeChild, fakeMessages));
+      onPg = measured.figures;
+      if (measured.bodies.length < nJobs)
+        throw new Error(`the fake model kept ${measured.bodies.length} of ${nJobs} bodies`);
+      bodyBytes = mean(measured.bodies.map((b) => JSON.stringify(b).length));
+      const g = await graphile(pg.peer.server.url, fakeUrl, measured.bodies);
       try {
         await g.jobs(CONCURRENCY * 2); // warm-up
         gw = { enq: await g.enqueue(nEnqueue), lat: await g.startLatency(nLatency), jobs: await g.jobs(nJobs) };
@@ -183,13 +249,13 @@ export async function run(): Promise<Row[]> {
       `${nEnqueue} jobs; tsclaw SQLite (WAL, synchronous=NORMAL) vs graphile-worker 0.17 on PostgreSQL defaults (synchronous_commit on)`,
       `${nLatency} jobs one at a time on an idle queue; tsclaw start = in_progress seen by check_task; graphile start = task function called (LISTEN/NOTIFY)`,
       undefined,
-      `${nJobs} jobs, concurrency ${CONCURRENCY}; each job is one streaming call to the fake model in its own process`,
+      `${nJobs} jobs added at once, ${CONCURRENCY} at a time (tsclaw: ${CONCURRENCY} sessions, each running its tasks in turn; each task awaited with check_task); the same streaming call to the fake model (its own process) per job: graphile sends the bodies tsclaw sent`,
     ];
     const pgNotes = [
       `${nEnqueue} jobs; tsclaw and graphile-worker on one PostgreSQL (defaults: synchronous_commit on), each in a database of its own`,
       undefined,
       undefined,
-      `${nJobs} jobs, concurrency ${CONCURRENCY} (tsclaw: ${CONCURRENCY} sessions, each task run_task then check_task to its end; graphile: jobs added at once, ${CONCURRENCY} workers); the same fake-model call per job; tsclaw ~5.4 statements per run task with ${CONCURRENCY} sessions at once (npx tsx bench/job-cpu.ts --statements; bench/pg-round-trips.ts counts them one task at a time), its writes sent in groups of ~5 while one is on its way (~1 round trip and commit per run task), graphile-worker 3 statements per job`,
+      `${nJobs} jobs added at once, ${CONCURRENCY} at a time (tsclaw: ${CONCURRENCY} sessions, each running its tasks in turn, each task awaited with check_task; graphile: ${CONCURRENCY} workers); the same call per job: graphile's job i sends the body tsclaw's task i sent (instructions, the bash tool, the session's history: BODY_BYTES bytes on average); tsclaw ~5.4 statements per run task with ${CONCURRENCY} sessions at once (npx tsx bench/job-cpu.ts --statements; bench/pg-round-trips.ts counts them one task at a time), its writes sent in groups of ~5 while one is on its way (~1 round trip and commit per run task), graphile-worker 3 statements per job`,
     ];
     /** The PostgreSQL jobs/s row: at least graphile-worker's rate on the same server. */
     const pgTargets: readonly (Target | null)[] = [null, null, null, { op: ">=", value: 1 }];
@@ -215,10 +281,25 @@ export async function run(): Promise<Row[]> {
           : notInstalled(`${prefix}${name}`, unit, targets?.[k] ?? null, pg.missing!, tsFigures?.[k] ?? null),
       );
     };
+    pgNotes[3] = pgNotes[3]!.replace("BODY_BYTES", Math.round(bodyBytes).toLocaleString("en-US"));
     const rows: Row[] = [
       ...rowsOf("tasks: ", lite, notes),
       ...rowsOf("tasks on PostgreSQL: ", onPg, pgNotes, pgTargets),
     ];
+    const inTurn =
+      "tasks on PostgreSQL: run_task jobs/s, each session's next task sent once its last ended, vs graphile-worker";
+    rows.push(
+      onPg?.inTurn && gw
+        ? row({
+            scenario: inTurn,
+            unit: "jobs/s",
+            tsclaw: rate(nJobs, onPg.inTurn),
+            baseline: rate(nJobs, gw.jobs),
+            target: null,
+            note: `the row above's ${nJobs} tasks, but each of the ${CONCURRENCY} sessions' callers sends its next run_task once check_task saw its last one end (the shape of this row before 2026-12-06): a caller's round trip more per task; graphile's figure is the row above's`,
+          })
+        : notInstalled(inTurn, "jobs/s", null, pg.missing ?? "PostgreSQL"),
+    );
     const average = "tasks on PostgreSQL: enqueue → start average, run_task vs graphile";
     if (onPg && gw) {
       const ts = mean(onPg.lat);
