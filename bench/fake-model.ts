@@ -2,8 +2,9 @@
  * The test suite's fake Responses server in its own process, answering every request with a
  * short text (so the bench process's memory and CPU are tsclaw's alone). Prints {"url": …}.
  * With stdin piped, it records request bodies on demand, so a peer can send the very bodies
- * tsclaw sent (the same model call): a line "record" starts keeping them, a line "bodies" prints
- * one {"body": …} line per request kept since, then {"bodies": count}, and stops keeping them.
+ * tsclaw sent (the same model call): a line "record" starts keeping them (answered
+ * {"recording": true}), a line "bodies" prints one {"body": …} line per request kept since, then
+ * {"bodies": count}, and stops keeping them.
  * Usage: node --import tsx bench/fake-model.ts
  */
 import { createInterface } from "node:readline";
@@ -25,6 +26,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   if (line === "record") {
     fake.requests.splice(0);
     recorded = [];
+    process.stdout.write(`${JSON.stringify({ recording: true })}\n`);
   } else if (line === "bodies") {
     drain();
     const bodies = recorded ?? [];

@@ -165,7 +165,11 @@ interface Figures {
 /** The fake model's recording of request bodies (its stdin piped): see fake-model.ts. */
 function bodyRecorder(child: ChildProcess, messages: ChildMessages) {
   return {
-    start: () => child.stdin!.write("record\n"),
+    /** Resolves once the fake model keeps what comes: the first request of the run is not missed. */
+    async start(): Promise<void> {
+      child.stdin!.write("record\n");
+      await messages.next((m) => m.recording === true);
+    },
     /** The bodies since start, parsed. */
     async take(): Promise<OpenAI.Responses.ResponseCreateParams[]> {
       child.stdin!.write("bodies\n");
@@ -194,7 +198,7 @@ async function measureTsclaw(
     await tsclawJobs(claw, CONCURRENCY * 2);
     const enq = await tsclawEnqueue(claw, n.enqueue);
     const lat = await tsclawStartLatency(claw, n.latency);
-    recorder?.start();
+    await recorder?.start();
     const jobs = await tsclawJobs(claw, n.jobs);
     const bodies = (await recorder?.take()) ?? [];
     const inTurn = recorder ? await tsclawJobsInTurn(claw, n.jobs) : undefined;
