@@ -1,7 +1,7 @@
 /**
  * Where the CPU of a run task goes: runs N run tasks over 20 sessions on a fresh database (as the
  * peer-tasks row does), then N bare model calls, then N graphile-worker jobs on the same
- * PostgreSQL, and prints each side's CPU milliseconds per job in this node process, in the
+ * PostgreSQL sending the request bodies tsclaw's run sent (the same model call), and prints each side's CPU milliseconds per job in this node process, in the
  * PostgreSQL server's processes (this server's only: not other servers on the machine) and in
  * the fake model's process. Not a scenario: it says what a job costs, and where. --sqlite runs
  * tsclaw on a SQLite file instead.
@@ -14,7 +14,7 @@ import { Logger, makeWorkerUtils, run as runWorker } from "graphile-worker";
 import OpenAI from "openai";
 import pg from "pg";
 import { childMessages, now, pool, spawnBenchScript } from "./measure.js";
-import { bareModelCall } from "./model-call.js";
+import { bareModelCall, bodyRecorder, sentModelCall } from "./model-call.js";
 import { startPostgres } from "./peers/postgres.js";
 import { pgServerCpu, processCpuMs } from "./proc-cpu.js";
 import { modelClaw, postgresStore, SQLITE } from "./stores.js";
@@ -71,8 +71,11 @@ async function printStatements(db: string, reset: boolean): Promise<void> {
     await c.end();
   }
 }
-const fake = spawnBenchScript("fake-model.ts");
-const { url: fakeUrl } = (await childMessages(fake).next((m) => typeof m.url === "string")) as { url: string };
+const fake = spawnBenchScript("fake-model.ts", [], {}, [], "pipe");
+const fakeMessages = childMessages(fake);
+const { url: fakeUrl } = (await fakeMessages.next((m) => typeof m.url === "string")) as { url: string };
+/** The request bodies of tsclaw's measured run: graphile-worker's jobs send the same (as the peer-tasks row does). */
+let bodies: OpenAI.Responses.ResponseCreateParams[] = [];
 // This server's processes only: other PostgreSQL servers on the machine (tests running beside
 // the bench) are not counted.
 const pgCpu = pgServerCpu(join(server.dir, "data"));
@@ -108,7 +111,10 @@ try {
   // On SQLite the server holds no tsclaw database: its own counts are all there is to show.
   const statsDb = ON_SQLITE ? server.url : db;
   if (STATEMENTS) await printStatements(statsDb, true);
+  const recorder = bodyRecorder(fake, fakeMessages);
+  await recorder.start();
   await measured("tsclaw", () => jobs(N).then(() => {}));
+  bodies = await recorder.take();
   if (STATEMENTS) {
     // Closed first: a backend sends its table counts when it ends (or after seconds idle).
     await claw.close();
@@ -144,7 +150,12 @@ async function graphileJobs(): Promise<void> {
     noHandleSignals: true,
     logger: silent,
     taskList: {
-      job: (payload) => bareModelCall(client, `job ${(payload as { i: number }).i}`),
+      job: (payload) => {
+        const i = (payload as { i: number }).i;
+        return bodies.length > 0
+          ? sentModelCall(client, bodies[i % bodies.length]!)
+          : bareModelCall(client, `job ${i}`);
+      },
     },
   });
   runner.events.on("job:success", () => {

@@ -19,12 +19,11 @@
  * graphile-worker's published 4.16 ms.
  */
 
-import type { ChildProcess } from "node:child_process";
 import { Logger, makeWorkerUtils, type Runner, run as runWorker, type WorkerUtils } from "graphile-worker";
 import OpenAI from "openai";
 import type { Claw } from "../src/index.js";
-import { type ChildMessages, childMessages, now, percentile, pool, size, spawnBenchScript } from "./measure.js";
-import { bareModelCall, sentModelCall } from "./model-call.js";
+import { childMessages, now, percentile, pool, size, spawnBenchScript } from "./measure.js";
+import { bareModelCall, bodyRecorder, sentModelCall } from "./model-call.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { type BenchStore, modelClaw, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row, type Target } from "./table.js";
@@ -160,26 +159,6 @@ interface Figures {
   jobs: number;
   /** tsclaw: the same jobs, each session's next one sent once its last one ended. */
   inTurn?: number;
-}
-
-/** The fake model's recording of request bodies (its stdin piped): see fake-model.ts. */
-function bodyRecorder(child: ChildProcess, messages: ChildMessages) {
-  return {
-    /** Resolves once the fake model keeps what comes: the first request of the run is not missed. */
-    async start(): Promise<void> {
-      child.stdin!.write("record\n");
-      await messages.next((m) => m.recording === true);
-    },
-    /** The bodies since start, parsed. */
-    async take(): Promise<OpenAI.Responses.ResponseCreateParams[]> {
-      child.stdin!.write("bodies\n");
-      const { bodies } = (await messages.next((m) => typeof m.bodies === "number")) as { bodies: number };
-      const out: OpenAI.Responses.ResponseCreateParams[] = [];
-      for (let k = 0; k < bodies; k++)
-        out.push(JSON.parse((await messages.next((m) => typeof m.body === "string")).body));
-      return out;
-    },
-  };
 }
 
 /**
