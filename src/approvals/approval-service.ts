@@ -269,7 +269,8 @@ export class ApprovalService implements RunGates {
     if (this.closing || !this.resumer) return;
     const by = `${this.node}:${a.runId}:${randomBytes(4).toString("hex")}`;
     this.resumer(a, async () => {
-      if (this.closing || !(await this.store.claimResume(a.approvalId, by))) return false;
+      // The claim takes the run and its task over for this node in the same statement.
+      if (this.closing || !(await this.store.claimResume(a.approvalId, by, this.node))) return false;
       this.claims.set(a.approvalId, by);
       return true;
     });

@@ -143,14 +143,37 @@ export class ApprovalStore {
 
   /**
    * Claims the run of a decided approval to go on; true for exactly one resumer (`by`: the node
-   * and run going on), and again for that same resumer.
+   * and run going on), and again for that same resumer. With `node` (a run resumed from storage
+   * by another node than the gone one that paused it), the claim also makes that node the owner
+   * of the run and of its task, in the same statement on PostgreSQL: once the approval counts as
+   * resumed, the other nodes' sweeps of a gone node's work would otherwise find the run and its
+   * task still owned by the gone node, and no longer paused, and end them as lost.
    */
-  async claimResume(id: string, by: string): Promise<boolean> {
-    const { changes } = await this.sql.run(
-      "UPDATE approvals SET resumed_at = ?, resumed_by = ? WHERE id = ? AND status <> 'pending' AND (resumed_at IS NULL OR resumed_by = ?)",
-      [Date.now(), by, id, by],
+  async claimResume(id: string, by: string, node?: string): Promise<boolean> {
+    const claim =
+      "UPDATE approvals SET resumed_at = ?, resumed_by = ? WHERE id = ? AND status <> 'pending' AND (resumed_at IS NULL OR resumed_by = ?)";
+    const params = [Date.now(), by, id, by];
+    if (node === undefined) return (await this.sql.run(claim, params)).changes === 1;
+    if (this.sql.dialect === "postgres") {
+      const row = await this.sql.get<{ n: number | string }>(
+        `WITH a AS (${claim} RETURNING run_id, task_id),
+           r AS (UPDATE runs SET node = ? WHERE id IN (SELECT run_id FROM a)),
+           t AS (UPDATE tasks SET run_node = ? WHERE id IN (SELECT task_id FROM a))
+         SELECT COUNT(*) AS n FROM a`,
+        [...params, node, node],
+      );
+      return Number(row?.n ?? 0) === 1;
+    }
+    // SQLite: one process, whose sweep of a gone process's work runs before it resumes anything.
+    const claimed = await this.sql.get<Pick<Row<"approvals">, "run_id" | "task_id">>(
+      `${claim} RETURNING run_id, task_id`,
+      params,
     );
-    return changes === 1;
+    if (!claimed) return false;
+    await this.sql.run("UPDATE runs SET node = ? WHERE id = ?", [node, claimed.run_id]);
+    if (claimed.task_id !== null)
+      await this.sql.run("UPDATE tasks SET run_node = ? WHERE id = ?", [node, claimed.task_id]);
+    return true;
   }
 
   /** Approvals nobody has resumed yet whose run is still unfinished, oldest first, with the node holding that run. */

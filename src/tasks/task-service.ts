@@ -109,17 +109,14 @@ export class TaskService {
 
   /**
    * Resumes the task's run, paused on call `callId` (an approval) by a process that is gone.
-   * `claim` decides who resumes it; the winner takes the task over for this node. A task that
-   * ended meanwhile (cancelled) is not resumed.
+   * `claim` decides who resumes it; the winner's claim takes the task over for this node (in the
+   * claim's own statement: approval-store.ts). A task that ended meanwhile (cancelled) is not
+   * resumed.
    */
   async resumeRun(taskId: string, runId: string, callId: string, claim: () => Promise<boolean>): Promise<void> {
     const t = await this.store.find(taskId);
     if (!t || this.closed || TERMINAL.has(t.status)) return;
-    this.runner.resume(t, runId, callId, async () => {
-      if (!(await claim())) return false;
-      await this.deps.sql.run("UPDATE tasks SET run_node = ? WHERE id = ?", [this.deps.node, taskId]);
-      return true;
-    });
+    this.runner.resume(t, runId, callId, claim);
   }
 
   /** A task changed (here or on another node). */
