@@ -92,10 +92,15 @@ export class LeaseGate implements SessionGate {
    */
   private readonly held = new Map<string, number>();
   private takes = 0;
-  /** Takes that come while one is on its way go together in one statement (a session once). */
+  /**
+   * The takes of one turn go together in one statement (a session once), without waiting for
+   * the takes on their way: PostgreSQL's write groups already send together what comes while a
+   * group is on its way (WhileBusy's overlap).
+   */
   private readonly batches = new WhileBusy<Take, boolean>(
     (takes) => this.takeAll(takes),
     (t) => t.sessionId,
+    true,
   );
 
   constructor(

@@ -2,10 +2,11 @@
  * PostgreSQL: the run messages of several sessions in one statement. A run stores each message
  * as it comes (its answer, its tool calls and their results) with one statement that also
  * touches its session and says what waits in the session's queue (session-store.ts
- * `appendWatched`). With many sessions running, the messages that come while one such
- * statement is on its way go together (WhileBusy): one `INSERT … SELECT` from their rows as
- * JSON, each at its own session's next seq, each fenced by its own session's lease, each
- * answered with its own session's queue, and a run's first message with the messages others
+ * `appendWatched`). With many sessions running, the messages that come in one turn of the
+ * event loop go together (WhileBusy, overlapping: the next turn's go at once, and the database's
+ * write groups send together what comes while a group is on its way): one `INSERT … SELECT` from
+ * their rows as JSON, each at its own session's next seq, each fenced by its own session's
+ * lease, each answered with its own session's queue, and a run's first message with the messages others
  * stored in its session since its kept context was read (`appendCatchingUp`). A session's
  * second message in a batch goes in the next statement (seqs are read from the table, which a
  * statement does not see itself write), and a message the statement chokes on fails alone
@@ -69,9 +70,13 @@ type Row = MessageRow & {
 
 /** The batches of one store's run messages. */
 export class WatchedAppends {
+  // A turn's messages go together, without waiting for the statements on their way: the
+  // database's write groups send together what comes meanwhile, in order (WhileBusy's overlap).
+  // A session's messages never overlap: its run stores one after the other.
   private readonly batches = new WhileBusy<Append, Watched | ClawError>(
     (appends) => (appends.length === 1 ? this.one(appends[0]!).then((w) => [w]) : this.many(appends)),
     (a) => a.values.sessionId,
+    true,
   );
 
   constructor(

@@ -107,3 +107,58 @@ test("with a key, a batch goes in rounds where a key comes once; a failed round 
   expect(await Promise.all(rest)).toEqual(["A1", "B1", "A2", "b2 is refused", "C1"]);
   expect(batches).toEqual([["z"], ["a1", "b1", "c1"], ["a2", "b2"], ["a2"], ["b2"]]);
 });
+
+/** Lets the queued microtasks run (an overlapping WhileBusy sends a turn's calls in one). */
+const turn = () => new Promise((r) => setImmediate(r));
+
+test("overlap: a turn's calls go together, and the next turn's go while the first batch is on its way", async () => {
+  const s = heldSender();
+  const busy = new WhileBusy(s.send, undefined, true);
+  const first = [busy.call(1), busy.call(2)];
+  expect(s.batches).toEqual([]); // sent once the turn's microtasks are done
+  await turn();
+  expect(s.batches).toEqual([[1, 2]]);
+  const second = [busy.call(3), busy.call(4), busy.call(5)];
+  await turn();
+  // Not held back by [1, 2], which has not answered yet.
+  expect(s.batches).toEqual([
+    [1, 2],
+    [3, 4, 5],
+  ]);
+  await s.release();
+  await s.release();
+  expect(await Promise.all(first)).toEqual([10, 20]);
+  expect(await Promise.all(second)).toEqual([30, 40, 50]);
+});
+
+test("overlap with a key: a key's second call of a turn goes once its first round has answered", async () => {
+  const s = heldSender();
+  const busy = new WhileBusy<number, number>(s.send, (x) => String(x % 10), true);
+  const calls = [busy.call(1), busy.call(11), busy.call(2)];
+  await turn();
+  expect(s.batches).toEqual([[1, 2]]);
+  await s.release();
+  await turn();
+  expect(s.batches).toEqual([[1, 2], [11]]);
+  await s.release();
+  expect(await Promise.all(calls)).toEqual([10, 110, 20]);
+});
+
+test("overlap: a batch that fails goes again one by one, without holding up the next turn's", async () => {
+  const s = heldSender((xs) => {
+    if (xs.includes(13)) throw new Error("13 is refused");
+    return xs.map((x) => x * 10);
+  });
+  const busy = new WhileBusy(s.send, undefined, true);
+  const failing = [busy.call(12), busy.call(13)].map((p) => p.catch((e: Error) => e.message));
+  await turn();
+  const next = busy.call(7);
+  await turn();
+  expect(s.batches).toEqual([[12, 13], [7]]);
+  await s.release(); // [12, 13] fails
+  await s.release(); // [7]
+  await s.release(); // [12]
+  await s.release(); // [13] fails
+  expect(await next).toBe(70);
+  expect(await Promise.all(failing)).toEqual([120, "13 is refused"]);
+});
