@@ -92,16 +92,11 @@ export class LeaseGate implements SessionGate {
    */
   private readonly held = new Map<string, number>();
   private takes = 0;
-  /**
-   * The takes of one turn go together in one statement (a session once), without waiting for
-   * the takes on their way: PostgreSQL's write groups already send together what comes while a
-   * group is on its way (WhileBusy's overlap).
-   */
-  private readonly batches = new WhileBusy<Take, boolean>(
-    (takes) => this.takeAll(takes),
-    (t) => t.sessionId,
-    true,
-  );
+  /** A turn's takes go together in one statement (a session once); see WhileBusy's overlap. */
+  private readonly batches = new WhileBusy<Take, boolean>((takes) => this.takeAll(takes), {
+    key: (t) => t.sessionId,
+    overlap: true,
+  });
 
   constructor(
     private readonly sql: Sql,

@@ -6,8 +6,8 @@
  * event loop go together (WhileBusy, overlapping: the next turn's go at once, and the database's
  * write groups send together what comes while a group is on its way): one `INSERT … SELECT` from
  * their rows as JSON, each at its own session's next seq, each fenced by its own session's
- * lease, each answered with its own session's queue, and a run's first message with the messages others
- * stored in its session since its kept context was read (`appendCatchingUp`). A session's
+ * lease, each answered with its own session's queue, and a run's first message with the messages
+ * others stored in its session since its kept context was read (`appendCatchingUp`). A session's
  * second message in a batch goes in the next statement (seqs are read from the table, which a
  * statement does not see itself write), and a message the statement chokes on fails alone
  * (WhileBusy's rounds).
@@ -70,13 +70,11 @@ type Row = MessageRow & {
 
 /** The batches of one store's run messages. */
 export class WatchedAppends {
-  // A turn's messages go together, without waiting for the statements on their way: the
-  // database's write groups send together what comes meanwhile, in order (WhileBusy's overlap).
-  // A session's messages never overlap: its run stores one after the other.
+  // Overlapping (see the file comment). A session's messages never overlap: its run stores
+  // one after the other.
   private readonly batches = new WhileBusy<Append, Watched | ClawError>(
     (appends) => (appends.length === 1 ? this.one(appends[0]!).then((w) => [w]) : this.many(appends)),
-    (a) => a.values.sessionId,
-    true,
+    { key: (a) => a.values.sessionId, overlap: true },
   );
 
   constructor(

@@ -26,14 +26,22 @@ export class WhileBusy<I, O> {
   /** overlap: a send of this turn's calls is queued. */
   private queued = false;
 
+  private readonly key: ((input: I) => string) | undefined;
+  private readonly overlap: boolean;
+
   constructor(
     /** Answers a round: one output per input, in their order (or throws for them all). */
     private readonly send: (inputs: readonly I[]) => Promise<readonly O[]>,
-    /** What may come once per round (none: any input may come several times). */
-    private readonly key?: (input: I) => string,
-    /** Batches go without waiting for the one on its way (see the class comment). */
-    private readonly overlap = false,
-  ) {}
+    options: {
+      /** What may come once per round (none: any input may come several times). */
+      key?: (input: I) => string;
+      /** Batches go without waiting for the one on its way (the class comment). Default: false */
+      overlap?: boolean;
+    } = {},
+  ) {
+    this.key = options.key;
+    this.overlap = options.overlap ?? false;
+  }
 
   call(input: I): Promise<O> {
     return new Promise((resolve, reject) => {

@@ -4,8 +4,9 @@
  * statement is a round trip that costs both sides more than the row's work (bench/README.md).
  * Calls that come in one turn of the event loop go together (WhileBusy, overlapping: the next
  * turn's go at once, and the database's write groups send together what comes while a group
- * is on its way): one statement for all of them, each task's count raised by its number of calls. Each call still gets its own poll
- * number (handed out in arrival order) and the row as that statement left it.
+ * is on its way): one statement for all of them, each task's count raised by its number of
+ * calls. Each call still gets its own poll number (handed out in arrival order) and the row as
+ * that statement left it.
  */
 import { WhileBusy } from "../core/while-busy.js";
 import type { Sql } from "../store/sql.js";
@@ -22,9 +23,9 @@ const MANY = `UPDATE tasks AS t SET poll_count = t.poll_count + c.n
 
 /** Counts polls in batches; a task that does not exist gets `undefined`. */
 export class PollCounter {
-  // A turn's calls go together, without waiting for the counts on their way: the database's
-  // write groups send together what comes meanwhile, in order (WhileBusy's overlap).
-  private readonly batches = new WhileBusy<string, RawTask | undefined>((ids) => this.send(ids), undefined, true);
+  private readonly batches = new WhileBusy<string, RawTask | undefined>((ids) => this.send(ids), {
+    overlap: true,
+  });
 
   constructor(private readonly sql: Sql) {}
 

@@ -99,7 +99,7 @@ test("with a key, a batch goes in rounds where a key comes once; a failed round 
       if (inputs.length === 1 && inputs[0] === "b2") throw new Error("b2 is refused");
       return inputs.map((x) => x.toUpperCase());
     },
-    (x) => x[0]!,
+    { key: (x) => x[0]! },
   );
   const first = busy.call("z");
   const rest = ["a1", "b1", "a2", "b2", "c1"].map((x) => busy.call(x).catch((e: Error) => e.message));
@@ -113,7 +113,7 @@ const turn = () => new Promise((r) => setImmediate(r));
 
 test("overlap: a turn's calls go together, and the next turn's go while the first batch is on its way", async () => {
   const s = heldSender();
-  const busy = new WhileBusy(s.send, undefined, true);
+  const busy = new WhileBusy(s.send, { overlap: true });
   const first = [busy.call(1), busy.call(2)];
   expect(s.batches).toEqual([]); // sent once the turn's microtasks are done
   await turn();
@@ -133,7 +133,7 @@ test("overlap: a turn's calls go together, and the next turn's go while the firs
 
 test("overlap with a key: a key's second call of a turn goes once its first round has answered", async () => {
   const s = heldSender();
-  const busy = new WhileBusy<number, number>(s.send, (x) => String(x % 10), true);
+  const busy = new WhileBusy<number, number>(s.send, { key: (x) => String(x % 10), overlap: true });
   const calls = [busy.call(1), busy.call(11), busy.call(2)];
   await turn();
   expect(s.batches).toEqual([[1, 2]]);
@@ -149,7 +149,7 @@ test("overlap: a batch that fails goes again one by one, without holding up the 
     if (xs.includes(13)) throw new Error("13 is refused");
     return xs.map((x) => x * 10);
   });
-  const busy = new WhileBusy(s.send, undefined, true);
+  const busy = new WhileBusy(s.send, { overlap: true });
   const failing = [busy.call(12), busy.call(13)].map((p) => p.catch((e: Error) => e.message));
   await turn();
   const next = busy.call(7);
