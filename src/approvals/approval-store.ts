@@ -164,13 +164,10 @@ export class ApprovalStore {
       );
       return Number(row?.n ?? 0) === 1;
     }
-    // SQLite: one process, whose sweep of a gone process's work runs before it resumes anything.
-    const claimed = await this.sql.get<Pick<Row<"approvals">, "run_id" | "task_id">>(
-      `${claim} RETURNING run_id, task_id`,
-      params,
-    );
+    // SQLite: one process, whose sweep of a gone process's work runs before it resumes anything,
+    // so the task may follow in a statement of its own (the run's row is adopted as it starts).
+    const claimed = await this.sql.get<Pick<Row<"approvals">, "task_id">>(`${claim} RETURNING task_id`, params);
     if (!claimed) return false;
-    await this.sql.run("UPDATE runs SET node = ? WHERE id = ?", [node, claimed.run_id]);
     if (claimed.task_id !== null)
       await this.sql.run("UPDATE tasks SET run_node = ? WHERE id = ?", [node, claimed.task_id]);
     return true;
