@@ -17,7 +17,7 @@ import { childMessages, now, pool, spawnBenchScript } from "./measure.js";
 import { bareModelCall, bodyRecorder, sentModelCall } from "./model-call.js";
 import { startPostgres } from "./peers/postgres.js";
 import { pgServerCpu, processCpuMs } from "./proc-cpu.js";
-import { modelClaw, postgresStore, SQLITE } from "./stores.js";
+import { checkUntilEnded, modelClaw, postgresStore, SQLITE } from "./stores.js";
 
 const args = process.argv.slice(2);
 const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 400);
@@ -103,8 +103,7 @@ try {
     pool(CONCURRENCY, CONCURRENCY, async (s) => {
       for (let i = s; i < n; i += CONCURRENCY) {
         const t = await claw.task.run({ prompt: `job ${i}`, sessionKey: `jobs-${s}` });
-        let c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
-        while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
+        await checkUntilEnded(claw, t.taskId);
       }
     });
   await jobs(CONCURRENCY * 2);

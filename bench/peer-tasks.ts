@@ -25,7 +25,7 @@ import type { Claw } from "../src/index.js";
 import { childMessages, now, percentile, pool, size, spawnBenchScript } from "./measure.js";
 import { bareModelCall, bodyRecorder, sentModelCall } from "./model-call.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
-import { type BenchStore, modelClaw, SQLITE, startPgStore } from "./stores.js";
+import { type BenchStore, checkUntilEnded, modelClaw, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row, type Target } from "./table.js";
 
 const CONCURRENCY = 20;
@@ -50,8 +50,7 @@ async function tsclawStartLatency(claw: Claw, n: number): Promise<number[]> {
       if (c.task.status !== "todo") started = now();
     }
     out.push(started - t0);
-    let c = await claw.task.check({ taskId: t.taskId, waitMs: 30_000 });
-    while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 30_000 });
+    await checkUntilEnded(claw, t.taskId, 30_000);
   }
   return out;
 }
@@ -64,9 +63,8 @@ async function tsclawJobs(claw: Claw, n: number): Promise<number> {
     ids[i] = (await claw.task.run({ prompt: `job ${i}`, sessionKey: `jobs-${i % CONCURRENCY}` })).taskId;
   });
   await pool(CONCURRENCY, n, async (i) => {
-    let c = await claw.task.check({ taskId: ids[i]!, waitMs: 60_000 });
-    while (!c.isTerminal) c = await claw.task.check({ taskId: ids[i]!, waitMs: 60_000 });
-    if (c.task.status !== "completed") throw new Error(`task ended ${c.task.status}`);
+    const ended = await checkUntilEnded(claw, ids[i]!);
+    if (ended.status !== "completed") throw new Error(`task ended ${ended.status}`);
   });
   return now() - t0;
 }
@@ -77,9 +75,8 @@ async function tsclawJobsInTurn(claw: Claw, n: number): Promise<number> {
   await pool(CONCURRENCY, CONCURRENCY, async (s) => {
     for (let i = s; i < n; i += CONCURRENCY) {
       const t = await claw.task.run({ prompt: `job ${i}`, sessionKey: `jobs-${s}` });
-      let c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
-      while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
-      if (c.task.status !== "completed") throw new Error(`task ended ${c.task.status}`);
+      const ended = await checkUntilEnded(claw, t.taskId);
+      if (ended.status !== "completed") throw new Error(`task ended ${ended.status}`);
     }
   });
   return now() - t0;

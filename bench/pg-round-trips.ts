@@ -8,7 +8,7 @@ import pg from "pg";
 import { childMessages, pool, spawnBenchScript } from "./measure.js";
 import { startPostgres } from "./peers/postgres.js";
 import { samplePayload } from "./raw-db.js";
-import { modelClaw, postgresStore } from "./stores.js";
+import { checkUntilEnded, modelClaw, postgresStore } from "./stores.js";
 
 const seen: string[] = [];
 const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
@@ -66,8 +66,7 @@ try {
     "run_task to completed (one session, check_task to the end)",
     async () => {
       const r = await claw.task.run({ prompt: "go", sessionKey: "s1" });
-      let c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
-      while (!c.isTerminal) c = await claw.task.check({ taskId: r.taskId, waitMs: 10_000 });
+      await checkUntilEnded(claw, r.taskId, 10_000);
     },
     1,
     process.argv.includes("--order"),

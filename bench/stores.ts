@@ -6,7 +6,7 @@
  * rows say "peer not installed".
  */
 import { join } from "node:path";
-import { type Claw, createClaw } from "../src/index.js";
+import { type Claw, createClaw, type Task } from "../src/index.js";
 import { createTestDatabase, dropTestDatabase } from "../test/helpers/pg-server.js";
 import { tempDir } from "./measure.js";
 import { type Optional, startOptional } from "./peers/peer-rows.js";
@@ -71,6 +71,13 @@ export function pgVsSqlite(pg: number, sqlite: number, unit: string, lowerIsBett
   const fmt = (n: number) => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(n >= 10 ? 1 : 2));
   const how = lowerIsBetter ? "time, lower is better" : "higher is better";
   return `PostgreSQL ÷ SQLite ${r.toFixed(2)} (tsclaw on SQLite ${fmt(sqlite)} ${unit}; ${how}); PostgreSQL defaults (synchronous_commit on), loopback TCP`;
+}
+
+/** check_task on `taskId` until it ends, each call waiting up to `waitMs`: the task as it ended. */
+export async function checkUntilEnded(claw: Claw, taskId: string, waitMs = 60_000): Promise<Task> {
+  let c = await claw.task.check({ taskId, waitMs });
+  while (!c.isTerminal) c = await claw.task.check({ taskId, waitMs });
+  return c.task;
 }
 
 /** A claw on a fresh database of `store` whose agent talks to the bench's fake model at `fakeUrl`. */

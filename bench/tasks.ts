@@ -18,7 +18,7 @@ import { childMessages, now, percentile, pool, sidesInTurn, size, spawnBenchScri
 import { bareModelCall } from "./model-call.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { postJson } from "./post-json.js";
-import { type BenchStore, modelClaw, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
+import { type BenchStore, checkUntilEnded, modelClaw, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row } from "./table.js";
 
 // Wake-ups before the measured ones, on both sides: the first few hundred tsclaw wake-ups are
@@ -85,10 +85,8 @@ async function runTasks(claw: Claw, sessions: number, perSession: number, pass: 
     for (let i = 0; i < perSession; i++) {
       const start = now();
       const t = await claw.task.run({ prompt: `task ${i}`, sessionKey: `bench-${pass}-${s}` });
-      let c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
-      while (!c.isTerminal) c = await claw.task.check({ taskId: t.taskId, waitMs: 60_000 });
-      if (c.task.status !== "completed")
-        throw new Error(`task ended ${c.task.status}: ${JSON.stringify(c.task.error)}`);
+      const ended = await checkUntilEnded(claw, t.taskId);
+      if (ended.status !== "completed") throw new Error(`task ended ${ended.status}: ${JSON.stringify(ended.error)}`);
       durations.push(now() - start);
     }
   });
