@@ -159,8 +159,10 @@ interface Figures {
 }
 
 /**
- * tsclaw's measurements on a fresh database of `store`, after a warm-up; `recorder` (given):
- * the jobs' request bodies are kept, for graphile-worker to send the same.
+ * tsclaw's measurements on a fresh database of `store`, after a warm-up. `recorder` is given
+ * for the run graphile-worker is set against (on its PostgreSQL): the jobs' request bodies are
+ * kept for graphile-worker to send the same, and the jobs are run once more in the earlier shape
+ * (`inTurn`, a row of that comparison only).
  */
 async function measureTsclaw(
   store: BenchStore,
