@@ -11,6 +11,7 @@
 import { fitBytes } from "../core/byte-page.js";
 import { BUS_CACHE_LIMIT, type BusInfo, type EventStore, type PendingEvent, type StoredEvent } from "./event-store.js";
 import { SEQ_BITS } from "./schema/event-layout.js";
+import { RowInserter } from "./sqlite-row-inserter.js";
 import type { SqliteSql } from "./sqlite-sql.js";
 import type { Row } from "./tables/tables.js";
 
@@ -57,8 +58,11 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
   const updateBus = db.prepare<[number, number, number, number]>(
     "UPDATE buses SET last_seq = ?, first_seq = CASE WHEN count = 0 THEN ? ELSE first_seq END, count = count + ? WHERE id = ?",
   );
-  const insert = db.prepare<[number, number, number, number, string]>(
-    `INSERT INTO events (id, ts, size, payload) VALUES ((? << ${SEQ_BITS}) | ?, ?, ?, ?)`,
+  const inserter = new RowInserter(
+    db,
+    "INSERT INTO events (id, ts, size, payload) VALUES",
+    `((? << ${SEQ_BITS}) | ?, ?, ?, ?)`,
+    5,
   );
   // One pass brings small payloads inline; a payload over INLINE_BYTES comes back NULL (SQLite
   // never reads it) and is fetched on its own only if it fits the page's byte budget.
@@ -126,9 +130,10 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
       const seq = ++b.seq;
       if (seq > MAX_SEQ) throw new Error(`bus ${e.bus} passed ${MAX_SEQ} events`);
       b.added++;
-      insert.run(b.id, seq, e.ts, e.size, e.payloadJson);
+      inserter.add(b.id, seq, e.ts, e.size, e.payloadJson);
       out[i] = { bus: e.bus, seq, ts: e.ts, payloadJson: e.payloadJson };
     }
+    inserter.flush();
     for (const b of next.values()) updateBus.run(b.seq, b.seq - b.added + 1, b.added, b.id);
     return out;
   });
@@ -142,7 +147,13 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
   const now = {
     append(batch: readonly PendingEvent[]): StoredEvent[] {
       const next = new Map<string, BatchBus>();
-      const stored = appendTx(batch, next);
+      let stored: StoredEvent[];
+      try {
+        stored = appendTx(batch, next);
+      } catch (err) {
+        inserter.discard();
+        throw err;
+      }
       for (const [bus, b] of next) remember(bus, { id: b.id, lastSeq: b.seq });
       return stored;
     },
