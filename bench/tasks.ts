@@ -21,10 +21,13 @@ import { postJson } from "./post-json.js";
 import { type BenchStore, checkUntilEnded, modelClaw, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row } from "./table.js";
 
-// Wake-ups before the measured ones, on both sides: the first few hundred tsclaw wake-ups are
-// slower while the JIT optimises the path (p50 up to 1.5x over the first 250 here, then steady), and a
-// served claw runs far longer than that.
-const WAKE_WARMUP = size(300, 10);
+// Wake-ups before the measured ones, on both sides: a served claw runs far longer than a bench,
+// and its first few thousand wake-ups are slower while V8 optimises the path. Counted in blocks
+// of 500 (2026-12-06, with --trace-opt): 494, 160, 104, 72, 38, 28, then ~8 functions optimised
+// a block, and tsclaw's p50 0.47, 0.41, 0.39, 0.34, 0.31, 0.29, then 0.27–0.29 ms; its p99 stays
+// at 1.4–2.1 ms for the first 2 000 (the optimising compiler's threads take the second core),
+// 0.54–0.60 after. After 300 the row measured the warm-up: p99 ratios of 2.1–4.0.
+const WAKE_WARMUP = size(3000, 10);
 // The client sends a token to both servers, as every peer of a served claw must.
 const TOKEN = randomBytes(24).toString("base64url");
 

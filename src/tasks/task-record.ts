@@ -135,3 +135,39 @@ export function fromRaw(r: RawTask): TaskRecord {
     firingAt: r.firing_at ?? null,
   };
 }
+
+/**
+ * What a compare-and-set change returns instead of the whole row: the columns that move without
+ * the version (the poll counter), and the version and time it wrote. Returning all 28 columns,
+ * and reading them into a record, cost ~15 µs of each change in SQLite (a cancel's p50 path
+ * is ~270 µs).
+ */
+export const WRITTEN_COLUMNS = "version, updated_at, poll_count";
+
+/**
+ * The record a compare-and-set change wrote: `current` (the row at the version it matched, so
+ * every versioned field is as `current` has it) with the patched fields as stored (`keys` and
+ * their `values`, JSON text for the JSON fields, read back as `fromRaw` would), the timeline
+ * as stored (undefined: unchanged), and the returned WRITTEN_COLUMNS.
+ */
+export function afterWrite(
+  current: TaskRecord,
+  keys: readonly (keyof TaskPatch)[],
+  values: readonly unknown[],
+  timelineJson: string | undefined,
+  returned: Pick<RawTask, "version" | "updated_at" | "poll_count">,
+): TaskRecord {
+  const next: TaskRecord = {
+    ...current,
+    version: returned.version,
+    updatedAt: returned.updated_at,
+    pollCount: returned.poll_count,
+  };
+  const fields = next as Record<keyof TaskPatch, unknown>;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    fields[key] = JSON_FIELDS.has(key) ? parse(values[i] as string | null) : values[i];
+  }
+  if (timelineJson !== undefined) next.timeline = JSON.parse(timelineJson) as TimelineEntry[];
+  return next;
+}

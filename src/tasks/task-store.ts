@@ -21,6 +21,7 @@ import type { Row } from "../store/tables/tables.js";
 import { KnownTasks } from "./known-tasks.js";
 import { countOne, PollCounter } from "./poll-counter.js";
 import {
+  afterWrite,
   COLUMNS,
   fromRaw,
   JSON_FIELDS,
@@ -29,6 +30,7 @@ import {
   type TaskPatch,
   type TaskRecord,
   TIMELINE_LIMIT,
+  WRITTEN_COLUMNS,
 } from "./task-record.js";
 import type { Receipt, TaskStatus, TimelineEntry } from "./task-schema.js";
 
@@ -248,6 +250,7 @@ export class TaskStore {
     sets.push("version = version + 1", "updated_at = ?");
     params.push(now);
     const lines = timeline === undefined ? [] : typeof timeline === "string" ? [timeline] : timeline;
+    let timelineJson: string | undefined;
     if (lines.length > 0) {
       const entries = lines.map(
         (text): TimelineEntry => ({
@@ -260,13 +263,17 @@ export class TaskStore {
       );
       const list = [...current.timeline, ...entries];
       if (list.length > TIMELINE_LIMIT) list.splice(1, list.length - TIMELINE_LIMIT);
+      timelineJson = JSON.stringify(list);
       sets.push("timeline = ?");
-      params.push(JSON.stringify(list));
+      params.push(timelineJson);
     }
     params.push(current.id, current.version);
-    const update = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING *`;
     const pg = this.sql.dialect === "postgres";
     const { release, runEnd, start } = carry;
+    // A run's start goes with the write only when it matches (its CTE reads the written row, t).
+    const starting = pg && start !== undefined && !start.done ? start : undefined;
+    const returning = starting ? "*" : WRITTEN_COLUMNS;
+    const update = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING ${returning}`;
     const ctes: string[] = [];
     const before: SqlValue[] = [];
     const carried: [string, CarriedWrite][] = [];
@@ -278,8 +285,6 @@ export class TaskStore {
         before.push(...w.params);
       } else await this.sql.run(w.sql, w.params); // no data-modifying CTE in SQLite
     }
-    // A run's start goes with the write only when it matches (its CTE reads the written row, t).
-    const starting = pg && start !== undefined && !start.done ? start : undefined;
     const [text, all] = starting
       ? [
           `WITH ${[...ctes, `t AS (${update})`, starting.cte].join(", ")} SELECT t.*, ${starting.column} AS carried FROM t`,
@@ -288,12 +293,12 @@ export class TaskStore {
       : [ctes.length > 0 ? `WITH ${ctes.join(", ")} ${update}` : update, [...before, ...params]];
     const raw = await this.sql.get<RawTask & { carried?: unknown }>(text, all);
     for (const [, w] of carried) w.done = true;
-    if (starting && raw) {
-      starting.done = true;
-      const rows = typeof raw.carried === "string" ? JSON.parse(raw.carried) : raw.carried;
-      starting.rows = Array.isArray(rows) ? rows : [];
-    }
-    return raw ? fromRaw(raw) : undefined;
+    if (!raw) return undefined;
+    if (!starting) return afterWrite(current, keys, params, timelineJson, raw);
+    starting.done = true;
+    const rows = typeof raw.carried === "string" ? JSON.parse(raw.carried) : raw.carried;
+    starting.rows = Array.isArray(rows) ? rows : [];
+    return fromRaw(raw);
   }
 
   /** Reports an accepted change with the task as written (a later change must not show through). */

@@ -8,6 +8,7 @@ import { afterEach, expect, test, vi } from "vitest";
 import type { Claw } from "../../src/index.js";
 import { TaskStore } from "../../src/tasks/task-store.js";
 import { memClaw } from "../helpers/claw.js";
+import { expectWrittenRecordsAsStored } from "../helpers/written-records.js";
 
 let claw: Claw | undefined;
 afterEach(async () => {
@@ -75,4 +76,10 @@ test("a change rolled back is not remembered, and patch at an expected version c
     body: "at v4",
     version: 5,
   });
+});
+
+test("a change's returned record is the row as stored, every field and the poll count included", async () => {
+  claw = memClaw();
+  const { taskId } = await claw.task.create({ title: "walked through every field" });
+  await expectWrittenRecordsAsStored(claw.services.tasks.store.sql, taskId);
 });
