@@ -139,8 +139,8 @@ export function fromRaw(r: RawTask): TaskRecord {
 /**
  * What a compare-and-set change returns instead of the whole row: the columns that move without
  * the version (the poll counter), and the version and time it wrote. Returning all 28 columns,
- * and reading them into a record, cost ~15 µs of each change in SQLite (a cancel's p50 path
- * is ~270 µs).
+ * and reading them into a record, cost ~7–15 µs of each change on SQLite (a task_cancel call
+ * took 80 µs at the median, 73 with these three).
  */
 export const WRITTEN_COLUMNS = "version, updated_at, poll_count";
 
