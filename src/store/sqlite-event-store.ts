@@ -62,7 +62,6 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
     db,
     "INSERT INTO events (id, ts, size, payload) VALUES",
     `((? << ${SEQ_BITS}) | ?, ?, ?, ?)`,
-    5,
   );
   // One pass brings small payloads inline; a payload over INLINE_BYTES comes back NULL (SQLite
   // never reads it) and is fetched on its own only if it fits the page's byte budget.
@@ -117,6 +116,7 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
 
   const appendTx = db.transaction((batch: readonly PendingEvent[], next: Map<string, BatchBus>) => {
     const out = new Array<StoredEvent>(batch.length);
+    const rows: unknown[] = [];
     for (let i = 0; i < batch.length; i++) {
       const e = batch[i]!;
       let b = next.get(e.bus);
@@ -130,10 +130,10 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
       const seq = ++b.seq;
       if (seq > MAX_SEQ) throw new Error(`bus ${e.bus} passed ${MAX_SEQ} events`);
       b.added++;
-      inserter.add(b.id, seq, e.ts, e.size, e.payloadJson);
+      rows.push(b.id, seq, e.ts, e.size, e.payloadJson);
       out[i] = { bus: e.bus, seq, ts: e.ts, payloadJson: e.payloadJson };
     }
-    inserter.flush();
+    inserter.insert(rows);
     for (const b of next.values()) updateBus.run(b.seq, b.seq - b.added + 1, b.added, b.id);
     return out;
   });
@@ -147,13 +147,7 @@ export function createSqliteEventStore(sql: SqliteSql): EventStore {
   const now = {
     append(batch: readonly PendingEvent[]): StoredEvent[] {
       const next = new Map<string, BatchBus>();
-      let stored: StoredEvent[];
-      try {
-        stored = appendTx(batch, next);
-      } catch (err) {
-        inserter.discard();
-        throw err;
-      }
+      const stored = appendTx(batch, next);
       for (const [bus, b] of next) remember(bus, { id: b.id, lastSeq: b.seq });
       return stored;
     },

@@ -9,58 +9,32 @@ import type Database from "better-sqlite3";
 /** Rows per statement, largest first: a batch goes as chunks of 100, then of 10, then single rows. */
 const CHUNKS = [100, 10, 1] as const;
 
-/**
- * Rows of one table, buffered and inserted by the fewest statements. Used inside one synchronous
- * transaction at a time (better-sqlite3's are): `flush` before the transaction ends.
- */
+/** The prepared statements of one table's multi-row insert. */
 export class RowInserter {
-  private readonly statements: { rows: number; statement: Database.Statement }[];
-  private values: unknown[] = [];
-  private rows = 0;
+  /** Values per row: the placeholders in one row. */
+  private readonly width: number;
+  /** Largest first; `size` is the values a statement takes. */
+  private readonly statements: { size: number; statement: Database.Statement }[];
 
-  /**
-   * `insert` is the statement up to its values (`INSERT INTO t (a, b) VALUES`), `row` one row's
-   * placeholders (`(?, ?)`) taking `width` values.
-   */
-  constructor(
-    db: Database.Database,
-    insert: string,
-    row: string,
-    private readonly width: number,
-  ) {
+  /** `insert` is the statement up to its values (`INSERT INTO t (a, b) VALUES`), `row` one row's placeholders (`(?, ?)`). */
+  constructor(db: Database.Database, insert: string, row: string) {
+    this.width = row.split("?").length - 1;
     this.statements = CHUNKS.map((rows) => ({
-      rows,
+      size: rows * this.width,
       statement: db.prepare(`${insert} ${Array.from({ length: rows }, () => row).join(", ")}`),
     }));
   }
 
-  /** Adds one row: `width` values, in the order of the placeholders. */
-  add(...row: unknown[]): void {
-    for (let i = 0; i < this.width; i++) this.values.push(row[i]);
-    if (++this.rows === CHUNKS[0]) this.flush();
-  }
-
-  /** Inserts every row added so far. */
-  flush(): void {
-    const { values, width } = this;
-    try {
-      let from = 0;
-      for (const { rows, statement } of this.statements) {
-        const size = rows * width;
-        for (; values.length - from >= size; from += size) {
-          statement.run(from === 0 && values.length === size ? values : values.slice(from, from + size));
-        }
-      }
-    } finally {
-      this.discard();
+  /**
+   * Inserts the rows whose values are `values` (row after row, each row's in the order of its
+   * placeholders) by the fewest statements. Inside a transaction, all or none of them stay.
+   */
+  insert(values: readonly unknown[]): void {
+    if (values.length % this.width !== 0) throw new RangeError(`${values.length} values are not rows of ${this.width}`);
+    let from = 0;
+    for (const { size, statement } of this.statements) {
+      for (; values.length - from >= size; from += size)
+        statement.run(size === values.length ? values : values.slice(from, from + size));
     }
-  }
-
-  /** Forgets the rows added and not inserted (their transaction failed before the flush). */
-  discard(): void {
-    // A new buffer, not a cleared one: a cleared array keeps its backing store, and nothing of a
-    // batch's payloads should outlive it.
-    this.values = [];
-    this.rows = 0;
   }
 }

@@ -146,9 +146,10 @@ export const WRITTEN_COLUMNS = "version, updated_at, poll_count";
 
 /**
  * The record a compare-and-set change wrote: `current` (the row at the version it matched, so
- * every versioned field is as `current` has it) with the patched fields as stored (`keys` and
- * their `values`, JSON text for the JSON fields, read back as `fromRaw` would), the timeline
- * as stored (undefined: unchanged), and the returned WRITTEN_COLUMNS.
+ * every versioned field is as `current` has it) with the patched fields as stored (`keys`, and
+ * their values first in `values`, in that order: JSON text for the JSON fields, read back as
+ * `fromRaw` would), the timeline as stored (undefined: unchanged), and the returned
+ * WRITTEN_COLUMNS.
  */
 export function afterWrite(
   current: TaskRecord,
