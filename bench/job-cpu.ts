@@ -14,7 +14,7 @@ import { Logger, makeWorkerUtils, run as runWorker } from "graphile-worker";
 import OpenAI from "openai";
 import pg from "pg";
 import { childMessages, now, pool, spawnBenchScript } from "./measure.js";
-import { bareModelCall, bodyRecorder, sentModelCall } from "./model-call.js";
+import { bareModelCall, bodyRecorder, recordedCall } from "./model-call.js";
 import { startPostgres } from "./peers/postgres.js";
 import { pgServerCpu, processCpuMs } from "./proc-cpu.js";
 import { checkUntilEnded, modelClaw, postgresStore, SQLITE } from "./stores.js";
@@ -149,12 +149,7 @@ async function graphileJobs(): Promise<void> {
     noHandleSignals: true,
     logger: silent,
     taskList: {
-      job: (payload) => {
-        const i = (payload as { i: number }).i;
-        return bodies.length > 0
-          ? sentModelCall(client, bodies[i % bodies.length]!)
-          : bareModelCall(client, `job ${i}`);
-      },
+      job: (payload) => recordedCall(client, bodies, (payload as { i: number }).i),
     },
   });
   runner.events.on("job:success", () => {

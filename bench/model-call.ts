@@ -22,6 +22,16 @@ export async function sentModelCall(client: OpenAI, params: OpenAI.Responses.Res
   for await (const ev of stream) if (ev.type === "response.completed") break;
 }
 
+/** Call `i` of a peer replaying tsclaw's recorded `bodies` (cycled): the body tsclaw's task `i` sent. */
+export function recordedCall(
+  client: OpenAI,
+  bodies: readonly OpenAI.Responses.ResponseCreateParams[],
+  i: number,
+): Promise<void> {
+  if (bodies.length === 0) throw new Error("no request bodies were recorded to send");
+  return sentModelCall(client, bodies[i % bodies.length]!);
+}
+
 /** The fake model's recording of request bodies (its stdin piped): see fake-model.ts. */
 export function bodyRecorder(child: ChildProcess, messages: ChildMessages) {
   return {

@@ -24,9 +24,9 @@ import { Logger, makeWorkerUtils, type Runner, run as runWorker, type WorkerUtil
 import OpenAI from "openai";
 import type { Claw } from "../src/index.js";
 import { childMessages, now, percentile, pool, sidesInTurn, size, spawnBenchScript } from "./measure.js";
-import { bareModelCall, bodyRecorder, sentModelCall } from "./model-call.js";
+import { bodyRecorder, recordedCall } from "./model-call.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
-import { type BenchStore, checkUntilEnded, modelClaw, SQLITE, startPgStore } from "./stores.js";
+import { type BenchStore, checkUntilCompleted, checkUntilEnded, modelClaw, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row, type Target } from "./table.js";
 
 const CONCURRENCY = 20;
@@ -66,10 +66,7 @@ async function tsclawJobs(claw: Claw, n: number, pass: string): Promise<number> 
   await pool(CONCURRENCY, n, async (i) => {
     ids[i] = (await claw.task.run({ prompt: `job ${i}`, sessionKey: `jobs-${pass}-${i % CONCURRENCY}` })).taskId;
   });
-  await pool(CONCURRENCY, n, async (i) => {
-    const ended = await checkUntilEnded(claw, ids[i]!);
-    if (ended.status !== "completed") throw new Error(`task ended ${ended.status}`);
-  });
+  await pool(CONCURRENCY, n, (i) => checkUntilCompleted(claw, ids[i]!));
   return now() - t0;
 }
 
@@ -82,8 +79,7 @@ async function tsclawJobsInTurn(claw: Claw, n: number, pass: string): Promise<nu
   await pool(CONCURRENCY, CONCURRENCY, async (s) => {
     for (let i = s; i < n; i += CONCURRENCY) {
       const t = await claw.task.run({ prompt: `job ${i}`, sessionKey: `jobs-${pass}-${s}` });
-      const ended = await checkUntilEnded(claw, t.taskId);
-      if (ended.status !== "completed") throw new Error(`task ended ${ended.status}`);
+      await checkUntilCompleted(claw, t.taskId);
     }
   });
   return now() - t0;
@@ -91,7 +87,7 @@ async function tsclawJobsInTurn(claw: Claw, n: number, pass: string): Promise<nu
 
 /**
  * graphile-worker with one task "job" that makes the model call and reports when it started.
- * Job i sends `bodies[i]` (tsclaw's recorded requests, cycled) when given, else a bare call.
+ * Job i sends `bodies[i]` (tsclaw's recorded requests, cycled).
  */
 async function graphile(url: string, fakeUrl: string, bodies: readonly OpenAI.Responses.ResponseCreateParams[]) {
   const client = new OpenAI({ baseURL: fakeUrl, apiKey: "bench" });
@@ -108,9 +104,7 @@ async function graphile(url: string, fakeUrl: string, bodies: readonly OpenAI.Re
     taskList: {
       job: async (payload) => {
         onStart?.();
-        const i = (payload as { i: number }).i;
-        if (bodies.length > 0) await sentModelCall(client, bodies[i % bodies.length]!);
-        else await bareModelCall(client, `job ${i}`);
+        await recordedCall(client, bodies, (payload as { i: number }).i);
       },
     },
   });
@@ -220,7 +214,8 @@ export async function run(): Promise<Row[]> {
   const { url: fakeUrl } = (await fakeMessages.next((m) => typeof m.url === "string")) as { url: string };
   const pg = await startPgStore();
   try {
-    // Warm-up, then measure; tsclaw on SQLite, tsclaw on PostgreSQL, then graphile-worker.
+    // Warm-up, then measure: tsclaw on SQLite, then tsclaw on PostgreSQL and graphile-worker
+    // (their jobs/s passes taking turns).
     const counts = { enqueue: nEnqueue, latency: nLatency, jobs: nJobs };
     const liteSide = await tsclawSide(SQLITE, fakeUrl, counts);
     let liteJobs = liteSide.first;

@@ -80,6 +80,13 @@ export async function checkUntilEnded(claw: Claw, taskId: string, waitMs = 60_00
   return c.task;
 }
 
+/** checkUntilEnded, for a task that must complete: throws with how it ended otherwise. */
+export async function checkUntilCompleted(claw: Claw, taskId: string): Promise<Task> {
+  const ended = await checkUntilEnded(claw, taskId);
+  if (ended.status !== "completed") throw new Error(`task ended ${ended.status}: ${JSON.stringify(ended.error)}`);
+  return ended;
+}
+
 /** A claw on a fresh database of `store` whose agent talks to the bench's fake model at `fakeUrl`. */
 export async function modelClaw(
   store: BenchStore,

@@ -18,7 +18,7 @@ import { childMessages, now, percentile, pool, sidesInTurn, size, spawnBenchScri
 import { bareModelCall } from "./model-call.js";
 import { notInstalled, stopAll } from "./peers/peer-rows.js";
 import { postJson } from "./post-json.js";
-import { type BenchStore, checkUntilEnded, modelClaw, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
+import { type BenchStore, checkUntilCompleted, modelClaw, pgVsSqlite, SQLITE, startPgStore } from "./stores.js";
 import { type Row, row } from "./table.js";
 
 // Wake-ups before the measured ones, on both sides: a served claw runs far longer than a bench,
@@ -88,8 +88,7 @@ async function runTasks(claw: Claw, sessions: number, perSession: number, pass: 
     for (let i = 0; i < perSession; i++) {
       const start = now();
       const t = await claw.task.run({ prompt: `task ${i}`, sessionKey: `bench-${pass}-${s}` });
-      const ended = await checkUntilEnded(claw, t.taskId);
-      if (ended.status !== "completed") throw new Error(`task ended ${ended.status}: ${JSON.stringify(ended.error)}`);
+      await checkUntilCompleted(claw, t.taskId);
       durations.push(now() - start);
     }
   });
