@@ -9,6 +9,7 @@ import { coreSchema } from "./schema/core.js";
 import { eventLayoutV2 } from "./schema/event-layout.js";
 import { memorySchema } from "./schema/memory.js";
 import { multiNodeSchema } from "./schema/multi-node.js";
+import { narrowTaskIndexes } from "./schema/narrow-task-indexes.js";
 import { nodesSchema } from "./schema/nodes.js";
 import { oneEventIndexSqlite } from "./schema/one-event-index.js";
 import { openRunTasksSqlite } from "./schema/open-run-tasks.js";
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly string[] = [
   schedulesSqlite,
   approvalResumeSqlite,
   openRunTasksSqlite,
+  narrowTaskIndexes,
 ];
 
 /** The schema version this build writes. */

@@ -1,4 +1,4 @@
-/** Schema migrations on databases written in older layouts: 1 → 2 (payloads out of the clustered index, per-bus counts), 5 → 6 (the (bus, ts) index), 6 → 7 (the ts index dropped). */
+/** Schema migrations on databases written in older layouts: 1 → 2 (payloads out of the clustered index, per-bus counts), 5 → 6 (the (bus, ts) index), 6 → 7 (the ts index dropped), 11 → 12 (narrower task indexes). */
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect, it } from "vitest";
@@ -88,7 +88,7 @@ it("moves a version-5 database forward to the (bus, ts) index; trim_bus beforeTs
   try {
     const db = claw.services.db;
     expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(11);
+    expect(SCHEMA_VERSION).toBe(12);
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN ${TRIM_BEFORE_SQL}`)
       .all(2, 5002)
@@ -140,6 +140,64 @@ it("moves a version-6 database forward to one event index; the age sweep uses th
     ]);
     expect((await claw.bus.out({ bus: "a", payload: 5 })).seq).toBe(5);
     expect((await claw.bus.read({ bus: "b", after: 0 })).events.map((e) => e.payload)).toEqual([3, 4]);
+  } finally {
+    await claw.close();
+  }
+});
+
+it("moves a version-11 database forward to narrower task indexes; continuity's handoffs are read through the new one, newest first", async () => {
+  const file = join(tempDir("tsclaw-migrate-"), "claw.db");
+  {
+    const raw = databaseAt(file, 11);
+    const task = raw.prepare(
+      `INSERT INTO tasks (id, kind, title, project, status, phase, version, created_at, updated_at, handoff, run_node)
+         VALUES (?, ?, ?, 'm', ?, ?, 1, 1, ?, ?, ?)`,
+    );
+    const handoff = (next: string) => JSON.stringify({ completed: "c", next, blockers: "" });
+    task.run("task_old", "work", "old handoff", "done", "ended", 10, handoff("old"), null);
+    task.run("task_none", "work", "no handoff", "todo", "open", 30, null, null);
+    task.run("task_new", "work", "new handoff", "done", "ended", 20, handoff("new"), null);
+    task.run("task_queued", "run", "queued run", "todo", "queued", 5, null, "gone-node");
+    raw.close();
+  }
+  const claw = createClaw({ db: file, project: "m", env: {} });
+  try {
+    const db = claw.services.db;
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    const indexes = db
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' AND sql IS NOT NULL")
+      .all() as { name: string; sql: string }[];
+    const byName = Object.fromEntries(indexes.map((i) => [i.name, i.sql]));
+    expect(byName.tasks_updated).toBeUndefined();
+    expect(byName.tasks_run_node).toMatch(/WHERE kind = 'run'$/);
+    expect(byName.tasks_handoffs).toMatch(/WHERE handoff IS NOT NULL$/);
+    // Only the tasks with a handoff are in its index.
+    const inHandoffs = db.prepare(
+      "SELECT id FROM tasks INDEXED BY tasks_handoffs WHERE project = 'm' AND handoff IS NOT NULL",
+    );
+    expect(inHandoffs.all()).toHaveLength(2);
+    const plan = db
+      .prepare(
+        "EXPLAIN QUERY PLAN SELECT updated_at, seq FROM tasks WHERE project = ? AND handoff IS NOT NULL ORDER BY updated_at DESC, seq DESC LIMIT 5",
+      )
+      .all("m")
+      .map((r) => (r as { detail: string }).detail);
+    expect(plan).toEqual(["SEARCH tasks USING INDEX tasks_handoffs (project=?)"]);
+    const ctx = await claw.call("continuity_context", {});
+    expect(ctx.recentHandoffs.map((t) => t.taskId)).toEqual(["task_new", "task_old"]);
+    expect(ctx.openTasks.map((t) => t.taskId)).toContain("task_none");
+    // A handoff written now joins the index; the newest first.
+    const later = await claw.task.create({ title: "later" });
+    await claw.task.update({
+      taskId: later.taskId,
+      expectedVersion: later.version,
+      handoff: { completed: "c", next: "later", blockers: "" },
+    });
+    expect((await claw.call("continuity_context", {})).recentHandoffs.map((t) => t.taskId)).toEqual([
+      later.taskId,
+      "task_new",
+      "task_old",
+    ]);
   } finally {
     await claw.close();
   }

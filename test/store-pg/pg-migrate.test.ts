@@ -120,16 +120,18 @@ test("a database at an older version gets only the steps past it", async () => {
   await dropSchedules(url); // version 9
   await query(url, "DROP TABLE approvals; DROP TABLE approval_policies"); // version 8
   await query(url, "DROP INDEX tasks_open_runs"); // version 11
+  await query(url, "DROP INDEX tasks_handoffs; CREATE INDEX tasks_updated ON tasks (project, updated_at)"); // version 12
   await query(url, "UPDATE claw_meta SET value = '3' WHERE key = 'schema_version'");
   const opened = await openPg(url);
   await opened.close();
   expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
-  expect(PG_SCHEMA_VERSION).toBe(11);
+  expect(PG_SCHEMA_VERSION).toBe(12);
   expect(await query(url, "SELECT value FROM meta WHERE key = 'kept'")).toEqual([{ value: "yes" }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM nodes")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT COUNT(*)::int AS n FROM session_leases")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT COUNT(run_node)::int AS n FROM tasks")).toEqual([{ n: 0 }]);
   expect(await query(url, "SELECT indexname FROM pg_indexes WHERE indexname = 'events_bus_ts'")).toHaveLength(1);
+  expect(await query(url, "SELECT indexname FROM pg_indexes WHERE indexname = 'tasks_updated'")).toHaveLength(0);
 });
 
 test("a version-5 database gets the (bus, ts) index, and trim_bus beforeTs uses it instead of walking the bus", async () => {
@@ -203,3 +205,40 @@ async function dropSchedules(url: string): Promise<void> {
   await query(url, "ALTER TABLE tasks DROP COLUMN schedule_id");
   await query(url, "ALTER TABLE tasks DROP COLUMN firing_at");
 }
+
+test("a version-11 database gets the narrower task indexes, and continuity's handoff list reads the one of tasks with a handoff", async () => {
+  const url = await createTestDatabase(server.url);
+  await (await openPg(url)).close();
+  await query(url, "DROP INDEX tasks_handoffs");
+  await query(url, "DROP INDEX tasks_run_node");
+  await query(url, "CREATE INDEX tasks_run_node ON tasks (status, run_node)");
+  await query(url, "CREATE INDEX tasks_updated ON tasks (project, updated_at)");
+  await query(url, "UPDATE claw_meta SET value = '11' WHERE key = 'schema_version'");
+  // Thousands of tasks, one in a hundred with a handoff.
+  await query(
+    url,
+    `INSERT INTO tasks (id, kind, title, project, status, phase, version, created_at, updated_at, handoff)
+       SELECT 'task_' || i, 'work', 't', 'p', 'done', 'ended', 1, i, i,
+              CASE WHEN i % 100 = 0 THEN '{"completed":"c","next":"n","blockers":""}' END
+         FROM generate_series(1, 5000) AS i`,
+  );
+  await query(url, "ANALYZE tasks");
+  const opened = await openPg(url);
+  await opened.close();
+  expect(opened.schemaVersion).toBe(PG_SCHEMA_VERSION);
+  const indexes = await query<{ indexname: string; indexdef: string }>(
+    url,
+    "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'tasks'",
+  );
+  const byName = Object.fromEntries(indexes.map((i) => [i.indexname, i.indexdef]));
+  expect(byName.tasks_updated).toBeUndefined();
+  expect(byName.tasks_run_node).toMatch(/WHERE \(kind = 'run'::text\)$/);
+  expect(byName.tasks_handoffs).toMatch(/WHERE \(handoff IS NOT NULL\)$/);
+  const plan = await query<{ "QUERY PLAN": string }>(
+    url,
+    "EXPLAIN SELECT updated_at, seq FROM tasks WHERE project = 'p' AND handoff IS NOT NULL ORDER BY updated_at DESC, seq DESC LIMIT 5",
+  );
+  expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(
+    /Index (Only )?Scan( Backward)? using tasks_handoffs on tasks/,
+  );
+});

@@ -13,6 +13,7 @@ import { approvalResumePg } from "../schema/approval-resume.js";
 import { approvalsPg } from "../schema/approvals.js";
 import { busTsPg } from "../schema/bus-ts.js";
 import { multiNodeSchema } from "../schema/multi-node.js";
+import { narrowTaskIndexes } from "../schema/narrow-task-indexes.js";
 import { nodesPgSchema } from "../schema/nodes.js";
 import { oneEventIndexPg } from "../schema/one-event-index.js";
 import { openRunTasksPg } from "../schema/open-run-tasks.js";
@@ -210,6 +211,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 9, sql: schedulesPg },
   { version: 10, sql: approvalResumePg },
   { version: 11, sql: openRunTasksPg },
+  { version: 12, sql: narrowTaskIndexes },
 ];
 
 /** The schema version the PostgreSQL migrations end at. */
