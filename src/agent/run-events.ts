@@ -65,13 +65,13 @@ export class RunEvents {
   }
 
   private publish(payload: RunEventPayload | AgentEvent): void {
-    let p: Promise<unknown>;
+    let json: string;
     try {
-      p = this.bus.out(this.busName, payload);
+      json = this.bus.encode(payload);
     } catch (err) {
       // Too large even after shortening results: keep the event, drop its body.
       try {
-        p = this.bus.out(this.busName, {
+        json = this.bus.encode({
           type: payload.type,
           ...this.idFields(),
           omitted: `payload not published: ${(err as Error).message}`,
@@ -80,8 +80,8 @@ export class RunEvents {
         return;
       }
     }
-    this.last = p.catch((err) =>
-      this.log(`tsclaw: could not publish a ${payload.type} event: ${(err as Error).message}`),
-    );
+    this.last = this.bus
+      .outJson(this.busName, json)
+      .catch((err) => this.log(`tsclaw: could not publish a ${payload.type} event: ${(err as Error).message}`));
   }
 }

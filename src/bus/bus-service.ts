@@ -147,11 +147,22 @@ export class BusService {
     return this.maxPayloadBytes;
   }
 
-  /** Publishes one event; resolves once it is committed. Calls in the same tick share a transaction. */
+  /**
+   * Publishes one event; resolves once it is committed. Calls in the same tick share a
+   * transaction. A payload it refuses (too deep, too large, not JSON) rejects, never throws: a
+   * caller that publishes from a callback and catches the promise (a task's change) would
+   * otherwise have the error escape as an uncaught exception of its host.
+   */
   out(bus: string, payload: unknown): Promise<OutAck> {
-    // Sized once: encode then outJson counted every payload's UTF-8 bytes twice.
-    const payloadJson = this.stringify(payload);
-    const size = this.sizeOf(payloadJson);
+    let payloadJson: string;
+    let size: number;
+    try {
+      // Sized once: encode then outJson counted every payload's UTF-8 bytes twice.
+      payloadJson = this.stringify(payload);
+      size = this.sizeOf(payloadJson);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (this.closed) return Promise.reject(new ClawError("shutting_down", "the bus is closed"));
     return new Promise<OutAck>((resolve, reject) => this.enqueue(bus, payloadJson, size, resolve, reject));
   }
