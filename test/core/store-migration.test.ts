@@ -60,6 +60,16 @@ it("moves a version-1 database forward: events, gaps, last seqs and payloads kep
   expect(sql).not.toMatch(/bus/);
 });
 
+/** The indexes a migration made on `table` (not SQLite's own), by name: their SQL. */
+function indexesOf(db: Database.Database, table: string): Record<string, string> {
+  const rows = db
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+    )
+    .all(table) as { name: string; sql: string }[];
+  return Object.fromEntries(rows.map((r) => [r.name, r.sql]));
+}
+
 /** A database file written by the first `version` migration steps, as that tsclaw left it. */
 function databaseAt(file: string, version: number): Database.Database {
   const raw = new Database(file);
@@ -128,10 +138,7 @@ it("moves a version-6 database forward to one event index; the age sweep uses th
   try {
     const db = claw.services.db;
     expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    const indexes = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name")
-      .all();
-    expect(indexes).toEqual([{ name: "events_bus_ts" }]);
+    expect(Object.keys(indexesOf(db, "events"))).toEqual(["events_bus_ts"]);
     // Before 3003: all of "a" and b's first two.
     expect(await claw.services.bus.store.trimAllBefore(3003)).toBe(6);
     expect((await claw.bus.list()).buses).toEqual([
@@ -164,10 +171,7 @@ it("moves a version-11 database forward to narrower task indexes; continuity's h
   try {
     const db = claw.services.db;
     expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    const indexes = db
-      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' AND sql IS NOT NULL")
-      .all() as { name: string; sql: string }[];
-    const byName = Object.fromEntries(indexes.map((i) => [i.name, i.sql]));
+    const byName = indexesOf(db, "tasks");
     expect(byName.tasks_updated).toBeUndefined();
     expect(byName.tasks_run_node).toMatch(/WHERE kind = 'run'$/);
     expect(byName.tasks_handoffs).toMatch(/WHERE handoff IS NOT NULL$/);
