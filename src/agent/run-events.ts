@@ -3,7 +3,7 @@
  * lifecycle events, each carrying sessionId, runId and (for tasks) taskId. Publishing never
  * fails a run: a payload over the bus limit is shortened, a storage error is logged.
  */
-import type { BusService } from "../bus/bus-service.js";
+import type { BusService, EncodedPayload } from "../bus/bus-service.js";
 import type { AgentEvent, AgentEventInput } from "./agent-events.js";
 
 /** A lifecycle or stream event payload. */
@@ -65,13 +65,13 @@ export class RunEvents {
   }
 
   private publish(payload: RunEventPayload | AgentEvent): void {
-    let json: string;
+    let encoded: EncodedPayload;
     try {
-      json = this.bus.encode(payload);
+      encoded = this.bus.encode(payload);
     } catch (err) {
       // Too large even after shortening results: keep the event, drop its body.
       try {
-        json = this.bus.encode({
+        encoded = this.bus.encode({
           type: payload.type,
           ...this.idFields(),
           omitted: `payload not published: ${(err as Error).message}`,
@@ -81,7 +81,7 @@ export class RunEvents {
       }
     }
     this.last = this.bus
-      .outJson(this.busName, json)
+      .outEncoded(this.busName, encoded)
       .catch((err) => this.log(`tsclaw: could not publish a ${payload.type} event: ${(err as Error).message}`));
   }
 }

@@ -8,25 +8,17 @@
 import { DEFAULTS } from "../config/defaults.js";
 import { type RetentionOptions, validateRetention } from "../config/retention.js";
 import { ClawError } from "../core/errors.js";
-import { jsonDepth } from "../core/json-depth.js";
 import type { BusEvent, BusInfo, OutAck } from "./bus-schemas.js";
 import { CommitQueue } from "./commit-queue.js";
 import type { EventStore, PendingEvent, StoredEvent } from "./event-store.js";
 import { FanOut, type Listener } from "./fan-out.js";
-import { frameOverhead, jsonBytes, PAGE_BYTES } from "./page.js";
+import { frameOverhead, PAGE_BYTES } from "./page.js";
+import { type EncodedPayload, encodePayload, payloadSize, stringifyPayload } from "./payload-encoding.js";
 import { type DeliverFn, Subscription } from "./subscription.js";
 
 export type { RetentionOptions } from "../config/retention.js";
 export type { BusEvent, OutAck } from "./bus-schemas.js";
-
-/**
- * Deepest payload a bus accepts (arrays and objects, `[]` is 1). JSON.stringify recurses and
- * overflows V8's stack near 4 000 levels (fewer when called deep in a stack), so an event much
- * deeper than this could be stored yet never answered; clients' parsers give up far earlier
- * (Ruby's at 100, serde_json's at 128 for the whole message, which wraps the payload in ~6 more
- * levels). 100 leaves every reader room; real events nest a few levels.
- */
-export const MAX_PAYLOAD_DEPTH = 100;
+export { type EncodedPayload, MAX_PAYLOAD_DEPTH } from "./payload-encoding.js";
 
 /** Bus limits and retention. */
 export interface BusOptions {
@@ -93,53 +85,9 @@ export class BusService {
     }
   }
 
-  /** Serialises a payload, enforcing the size limit. */
-  encode(payload: unknown): string {
-    const json = this.stringify(payload);
-    this.sizeOf(json);
-    return json;
-  }
-
-  /** A payload's JSON text; throws `invalid_args` for what has none or nests too deep. */
-  private stringify(payload: unknown): string {
-    const depth = jsonDepth(payload, MAX_PAYLOAD_DEPTH);
-    if (depth > MAX_PAYLOAD_DEPTH) {
-      const message = `payload is nested more than ${MAX_PAYLOAD_DEPTH} levels deep`;
-      throw new ClawError("invalid_args", `${message}; the limit is ${MAX_PAYLOAD_DEPTH}`, {
-        issues: [{ path: "payload", message }],
-        limit: MAX_PAYLOAD_DEPTH,
-      });
-    }
-    let json: string | undefined;
-    try {
-      json = JSON.stringify(payload);
-    } catch (err) {
-      throw new ClawError("invalid_args", `payload is not JSON-serialisable: ${(err as Error).message}`, {
-        issues: [{ path: "payload", message: "not JSON-serialisable" }],
-      });
-    }
-    if (json === undefined) {
-      throw new ClawError("invalid_args", "payload is required (any JSON value)", {
-        issues: [{ path: "payload", message: "required" }],
-      });
-    }
-    return json;
-  }
-
-  /**
-   * UTF-8 bytes of a payload's JSON text; throws `payload_too_large` past the limit. Every
-   * publisher goes through here (out, bash line and exit events, session events), so no event
-   * over the limit is ever stored.
-   */
-  sizeOf(payloadJson: string): number {
-    // A UTF-16 unit is at most 3 UTF-8 bytes: short texts need no count against the limit.
-    const bytes = payloadJson.length * 3 <= this.maxPayloadBytes ? -1 : jsonBytes(payloadJson);
-    if (bytes > this.maxPayloadBytes) {
-      throw new ClawError("payload_too_large", `payload is ${bytes} bytes; the limit is ${this.maxPayloadBytes}`, {
-        limit: this.maxPayloadBytes,
-      });
-    }
-    return bytes >= 0 ? bytes : jsonBytes(payloadJson);
+  /** Encodes a payload once for `outEncoded`; throws `invalid_args` or `payload_too_large` (payload-encoding.ts). */
+  encode(payload: unknown): EncodedPayload {
+    return encodePayload(payload, this.maxPayloadBytes);
   }
 
   /** The payload limit in bytes of JSON text. */
@@ -154,12 +102,12 @@ export class BusService {
    * otherwise have the error escape as an uncaught exception of its host.
    */
   out(bus: string, payload: unknown): Promise<OutAck> {
+    // Two values, not an EncodedPayload: no object more per event on the bus's busiest path.
     let payloadJson: string;
     let size: number;
     try {
-      // Sized once: encode then outJson counted every payload's UTF-8 bytes twice.
-      payloadJson = this.stringify(payload);
-      size = this.sizeOf(payloadJson);
+      payloadJson = stringifyPayload(payload);
+      size = payloadSize(payloadJson, this.maxPayloadBytes);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -167,16 +115,22 @@ export class BusService {
     return new Promise<OutAck>((resolve, reject) => this.enqueue(bus, payloadJson, size, resolve, reject));
   }
 
-  /** Publishes an already-serialised payload. */
+  /** Publishes an already-serialised payload (sized here). */
   outJson(bus: string, payloadJson: string): Promise<OutAck> {
     if (this.closed) return Promise.reject(new ClawError("shutting_down", "the bus is closed"));
     let size: number;
     try {
-      size = this.sizeOf(payloadJson);
+      size = payloadSize(payloadJson, this.maxPayloadBytes);
     } catch (err) {
       return Promise.reject(err);
     }
-    return new Promise<OutAck>((resolve, reject) => this.enqueue(bus, payloadJson, size, resolve, reject));
+    return this.outEncoded(bus, { json: payloadJson, size });
+  }
+
+  /** Publishes a payload `encode` encoded: a caller that must know of a refusal at once encodes first. */
+  outEncoded(bus: string, encoded: EncodedPayload): Promise<OutAck> {
+    if (this.closed) return Promise.reject(new ClawError("shutting_down", "the bus is closed"));
+    return new Promise<OutAck>((resolve, reject) => this.enqueue(bus, encoded.json, encoded.size, resolve, reject));
   }
 
   /**
@@ -205,7 +159,10 @@ export class BusService {
       const payloadJson = payloadJsons[i]!;
       let size: number;
       try {
-        size = ascii && payloadJson.length <= this.maxPayloadBytes ? payloadJson.length : this.sizeOf(payloadJson);
+        size =
+          ascii && payloadJson.length <= this.maxPayloadBytes
+            ? payloadJson.length
+            : payloadSize(payloadJson, this.maxPayloadBytes);
       } catch (err) {
         onError(err);
         continue;
