@@ -8,6 +8,7 @@ import { ClawError } from "../core/errors.js";
 import { NO_APPROVAL } from "./approval-policy.js";
 import type { ClawConfig, ClawLimits, ClawOptions } from "./claw-options.js";
 import { DEFAULTS } from "./defaults.js";
+import { checkProjectName } from "./project-name.js";
 import { SETTINGS } from "./settings.js";
 
 export type {
@@ -99,7 +100,7 @@ export function resolveConfig(given: ClawOptions = {}): ClawConfig {
     provider,
     baseURL: options.baseURL,
     apiKey: options.apiKey,
-    project: options.project ?? (basename(process.cwd()) || "default"),
+    project: options.project === undefined ? basename(process.cwd()) || "default" : checkProjectName(options.project),
     name: options.name ?? DEFAULTS.name,
     durability: options.durability ?? DEFAULTS.durability,
     sandbox: options.sandbox ?? DEFAULTS.sandbox,

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { bashArgsSchema, bashResultSchema } from "../bash/bash-schema.js";
 import { busNameSchema } from "../bus/bus-name.js";
 import { approvalPolicySchema } from "../config/approval-policy.js";
+import { projectNameSchema } from "../config/project-name.js";
 import { parseGoDuration } from "../core/duration.js";
 import { taskStatusSchema } from "../tasks/task-schema.js";
 
@@ -61,7 +62,7 @@ export const runTaskActionSchema = z
       .optional()
       .describe("Session every firing runs in (its tasks run one at a time). Default: a new session per firing"),
     title: z.string().trim().min(1).max(200).optional().describe("Task title. Default: the prompt's first line"),
-    project: z.string().min(1).optional().describe("The tasks' project. Default: the server's"),
+    project: projectNameSchema.optional().describe("The tasks' project. Default: the server's"),
     approval: approvalPolicySchema
       .optional()
       .describe(

@@ -30,7 +30,7 @@ export const taskUpdateInputSchema = z
       .min(1)
       .describe("The version you last read; a stale one is version_conflict and nothing changes"),
     status: taskStatusSchema.optional().describe("New status; done runs the completion contract"),
-    title: z.string().trim().min(1).optional(),
+    title: z.string().trim().min(1).max(500).optional(),
     body: z.string().optional(),
     handoff: handoffInputSchema
       .optional()

@@ -22,6 +22,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ClawConfig } from "../config/claw-config.js";
+import { projectNameSchema } from "../config/project-name.js";
 import { fitBytes, pageBytesInput } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
 import type { Sql } from "../store/sql.js";
@@ -36,8 +37,8 @@ export const memoryAddInput = z
       .string()
       .refine((s) => s.trim() !== "", "text must not be blank")
       .describe("The note to remember"),
-    project: z.string().min(1).optional().describe("Default: the server's project"),
-    sessionKey: z.string().min(1).optional().describe("Session the note belongs to"),
+    project: projectNameSchema.optional().describe("Default: the server's project"),
+    sessionKey: z.string().min(1).max(200).optional().describe("Session the note belongs to"),
     tags: z.array(z.string().min(1).max(100)).max(50).default([]).describe("Searchable tags. Default: []"),
     idempotencyKey: z
       .string()

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { busNameSchema } from "../bus/bus-name.js";
 import { approvalPolicySchema } from "../config/approval-policy.js";
+import { projectNameSchema } from "../config/project-name.js";
 import { pageBytesInput } from "../core/byte-page.js";
 import { includeSchema, nextActionSchema, taskRowSchema, taskSchema, taskStatusSchema } from "./task-schema.js";
 
@@ -65,7 +66,7 @@ export const runTaskInput = z
     model: z.string().min(1).optional().describe("Model of a new session. Default: the server's"),
     provider: z.string().min(1).optional().describe("Provider of a new session. Default: the server's"),
     bus: busNameSchema.optional().describe('Bus of a new session. Default: "thebus"'),
-    project: z.string().min(1).optional().describe("Default: the server's project"),
+    project: projectNameSchema.optional().describe("Default: the server's project"),
     approval: approvalPolicySchema
       .optional()
       .describe("Approval policy of this run's bash calls. Default: the session's, else the server's"),
@@ -171,7 +172,7 @@ export const taskCreateInput = z
   .object({
     title: z.string().trim().min(1).max(500),
     body: z.string().optional(),
-    project: z.string().min(1).optional().describe("Default: the server's project"),
+    project: projectNameSchema.optional().describe("Default: the server's project"),
     idempotencyKey: idempotencyKeyField,
   })
   .strict();

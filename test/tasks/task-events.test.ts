@@ -80,16 +80,16 @@ test("task.watch of a finished task yields it once and ends at once; close() end
 
 test("a change whose event passes the bus's payload limit is still made, and the event's loss is logged", async () => {
   const lines: string[] = [];
-  const small = await apiClaw({ limits: { maxPayloadBytes: 1024 }, log: (line) => lines.push(line) });
+  const small = await apiClaw({ limits: { maxPayloadBytes: 512 }, log: (line) => lines.push(line) });
   try {
     const fits = await small.task.create({ title: "fits" });
-    // The project is in the event: 450 characters, 900 bytes of UTF-8, past 1 KiB with the rest.
-    const long = await small.task.create({ title: "long", project: "ż".repeat(450) });
+    // The project is in the event: 200 characters, 400 bytes of UTF-8, past 512 bytes with the rest.
+    const long = await small.task.create({ title: "long", project: "ż".repeat(200) });
     expect(await small.task.get({ taskId: long.taskId })).toMatchObject({ status: "todo", version: 1 });
     const events = (await small.bus.read({ bus: "tasks", after: 0 })).events.map((e) => e.payload);
     expect(events).toEqual([expect.objectContaining({ taskId: fits.taskId })]);
     await vi.waitFor(() => expect(lines.join("\n")).toContain(`task event of ${long.taskId} v1 not published`), WAIT);
-    expect(lines.join("\n")).toContain("the limit is 1024");
+    expect(lines.join("\n")).toContain("the limit is 512");
     // Its later changes still wake a check_task waiting on it (their events fail the same way).
     const waiting = small.task.check({ taskId: long.taskId, waitMs: 20_000 });
     await vi.waitFor(async () => expect((await small.task.get({ taskId: long.taskId })).pollCount).toBe(1), WAIT);
