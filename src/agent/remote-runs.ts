@@ -5,6 +5,7 @@
  * recorded as running on a live node is the truth for every node.
  */
 import { liveNodes, ownerGone } from "../nodes/owners.js";
+import { inList } from "../store/in-list.js";
 import type { Sql } from "../store/sql.js";
 import type { Narrow } from "../store/tables/columns.js";
 import type { Row } from "../store/tables/tables.js";
@@ -34,11 +35,12 @@ export async function remoteRuns(sql: Sql, self: string, sessionIds?: readonly s
   if (live.length === 0) return [];
   // Live and not this node: the complement of "gone" over the other live nodes.
   const others = ownerGone("node", live);
-  const bySession = sessionIds ? ` AND session_id IN (${sessionIds.map(() => "?").join(", ")})` : "";
+  const sessions = sessionIds && inList(sessionIds);
+  const bySession = sessions ? ` AND session_id IN ${sessions.sql}` : "";
   const rows = await sql.all<RunRow>(
     `SELECT id, session_id, task_id, kind, node FROM runs
       WHERE status = 'running' AND NOT ${others.sql}${bySession} ORDER BY started_at DESC`,
-    [...others.params, ...(sessionIds ?? [])],
+    [...others.params, ...(sessions?.params ?? [])],
   );
   return rows.map((r) => ({ runId: r.id, sessionId: r.session_id, taskId: r.task_id, kind: r.kind, node: r.node }));
 }

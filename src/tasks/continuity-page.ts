@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { octetsOf, PageBudget } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
+import { inList } from "../store/in-list.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import { type MemoryEntry, memoryEntryOf, type RawMemory } from "./memory-service.js";
 import { ROW_TEXT } from "./task-list.js";
@@ -80,12 +81,13 @@ async function pageOf<R>(
   );
   const unique = spec.keys.at(-1)!;
   const chosen = sizes.slice(0, n).map((r) => Number(r[unique]));
+  const list = inList(chosen);
   const rows =
     n === 0
       ? []
       : await sql.all<R & Record<string, unknown>>(
-          `SELECT ${spec.columns} FROM ${spec.from} WHERE ${unique} IN (${chosen.map(() => "?").join(", ")})`,
-          chosen,
+          `SELECT ${spec.columns} FROM ${spec.from} WHERE ${unique} IN ${list.sql}`,
+          list.params,
         );
   const byKey = new Map(rows.map((r) => [Number(r[unique]), r]));
   const ordered = chosen.map((k) => byKey.get(k)).filter((r) => r !== undefined);

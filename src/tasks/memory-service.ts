@@ -25,6 +25,7 @@ import type { ClawConfig } from "../config/claw-config.js";
 import { projectNameSchema } from "../config/project-name.js";
 import { fitBytes, pageBytesInput } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
+import { inList } from "../store/in-list.js";
 import type { Sql } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
 import { MAX_QUERY_CHARS, MAX_TERMS, memorySearch } from "./fts-query.js";
@@ -165,12 +166,13 @@ export class MemoryService {
       ENTRY_OVERHEAD,
     );
     const chosen = ranked.slice(0, n);
+    const list = inList(chosen.map((r) => Number(r.rowid)));
     const rows =
       n === 0
         ? []
         : await sql.all<RawMemory & Pick<Row<"memory">, "rowid">>(
-            `SELECT rowid, id, text, tags, session_key, created_at FROM memory WHERE rowid IN (${chosen.map(() => "?").join(", ")})`,
-            chosen.map((r) => Number(r.rowid)),
+            `SELECT rowid, id, text, tags, session_key, created_at FROM memory WHERE rowid IN ${list.sql}`,
+            list.params,
           );
     const byRow = new Map(rows.map((r) => [Number(r.rowid), r]));
     const results = chosen.flatMap((c) => {

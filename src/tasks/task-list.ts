@@ -1,6 +1,7 @@
 /** list_tasks: filters, counts per status, newest first, cursor paging. */
 import { fitBytes, octetsOf } from "../core/byte-page.js";
 import { ClawError } from "../core/errors.js";
+import { inList } from "../store/in-list.js";
 import type { Sql } from "../store/sql.js";
 import { Where } from "../store/where.js";
 import type { ListTasksArgs, ListTasksResult } from "./task-inputs.js";
@@ -57,15 +58,13 @@ export async function listTasks(sql: Sql, args: ListTasksArgs): Promise<ListTask
     ROW_OVERHEAD,
   );
   const chosen = sizes.slice(0, n).map((r) => Number(r.seq));
+  const list = inList(chosen);
   const rows: TaskRecord[] =
     n === 0
       ? []
-      : (
-          await sql.all<RawTask>(
-            `SELECT * FROM tasks WHERE seq IN (${chosen.map(() => "?").join(", ")}) ORDER BY seq DESC`,
-            chosen,
-          )
-        ).map(fromRaw);
+      : (await sql.all<RawTask>(`SELECT * FROM tasks WHERE seq IN ${list.sql} ORDER BY seq DESC`, list.params)).map(
+          fromRaw,
+        );
   const more = sizes.length > n;
   const now = Date.now();
   return { tasks: rows.map((t) => toRow(t, now)), counts, nextCursor: more ? `c${chosen[n - 1]}` : null };

@@ -8,6 +8,7 @@
  * gets each task.
  */
 import { ownerGone, skipLocked } from "../nodes/owners.js";
+import { inList } from "../store/in-list.js";
 import type { Sql } from "../store/sql.js";
 import type { Narrow } from "../store/tables/columns.js";
 import type { Row } from "../store/tables/tables.js";
@@ -24,9 +25,10 @@ const PAUSED = " AND id NOT IN (SELECT task_id FROM approvals WHERE resumed_at I
 /** Which of `taskIds` have a run paused on an approval nobody has resumed yet. */
 export async function pausedTasks(sql: Sql, taskIds: readonly string[]): Promise<Set<string>> {
   if (taskIds.length === 0) return new Set();
+  const ids = inList(taskIds);
   const rows = await sql.all<Narrow<Pick<Row<"approvals">, "task_id">, { task_id: string }>>(
-    `SELECT DISTINCT task_id FROM approvals WHERE resumed_at IS NULL AND task_id IN (${taskIds.map(() => "?").join(", ")})`,
-    [...taskIds],
+    `SELECT DISTINCT task_id FROM approvals WHERE resumed_at IS NULL AND task_id IN ${ids.sql}`,
+    ids.params,
   );
   return new Set(rows.map((r) => r.task_id));
 }
