@@ -3,6 +3,7 @@ import type { ApprovalPolicy } from "./approval-policy.js";
 import { SANDBOX_MODES, type SandboxMode } from "./claw-options.js";
 import { DEFAULTS, formatBytes } from "./defaults.js";
 import { approval, database, httpUrl, lease, oneOf, positiveInt, retentionAge, text } from "./parsers.js";
+import { MAX_PROJECT_CHARS } from "./project-name.js";
 import { type AnySetting, CLAW, maxPayload, setting } from "./setting-shape.js";
 
 /** Settings of every command that opens a database (serve, stdio, mcp). */
@@ -55,7 +56,7 @@ export const CLAW_SETTINGS: readonly AnySetting[] = [
     flag: "project",
     env: "CLAW_PROJECT",
     value: "NAME",
-    help: "default project of tasks and memory",
+    help: `default project of tasks and memory (at most ${MAX_PROJECT_CHARS} characters)`,
     default: "the current directory's name",
     commands: CLAW,
     parse: text,

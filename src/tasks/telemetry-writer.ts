@@ -70,14 +70,15 @@ export class TelemetryWriter {
       this.scheduled = false;
       const rows = this.queue;
       this.queue = [];
-      // Issued together: on SQLite they run in this turn and share one commit.
-      await Promise.all(
-        chunksOf(rows, this.sql.dialect).map((chunk) =>
-          this.sql.run(insertOf(chunk.length), chunk.flat()).catch(() => {
-            // a full disk or a closing database: the record is lost, the request was answered
-          }),
-        ),
-      );
+      const write = (chunk: SqlValue[][]) =>
+        this.sql.run(insertOf(chunk.length), chunk.flat()).catch(() => {
+          // a full disk or a closing database: the record is lost, the request was answered
+        });
+      const chunks = chunksOf(rows, this.sql.dialect);
+      // SQLite: issued together, they run in this turn and share one commit. PostgreSQL: one
+      // after the other, holding one pooled connection at a time.
+      if (this.sql.dialect === "sqlite") await Promise.all(chunks.map(write));
+      else for (const chunk of chunks) await write(chunk);
     });
   }
 
