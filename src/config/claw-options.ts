@@ -77,7 +77,7 @@ export interface ClawOptions {
   baseURL?: string;
   /** API key; overrides the provider's variable (OPENROUTER_API_KEY, OPENAI_API_KEY). Default: from env */
   apiKey?: string;
-  /** Project tasks and memory belong to by default. Default: the current directory's name */
+  /** Project tasks and memory belong to by default, 1–256 characters. Default: the current directory's name */
   project?: string;
   /** Human name of this instance (server_identity). Default: "tsclaw" */
   name?: string;
