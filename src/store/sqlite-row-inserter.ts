@@ -5,6 +5,7 @@
  * against one statement a row (better-sqlite3, 100 000 rows in transactions of 1 000).
  */
 import type Database from "better-sqlite3";
+import { fixedChunks } from "./fixed-chunks.js";
 
 /** Rows per statement, largest first: a batch goes as chunks of 100, then of 10, then single rows. */
 const CHUNKS = [100, 10, 1] as const;
@@ -13,16 +14,15 @@ const CHUNKS = [100, 10, 1] as const;
 export class RowInserter {
   /** Values per row: the placeholders in one row. */
   private readonly width: number;
-  /** Largest first; `size` is the values a statement takes. */
-  private readonly statements: { size: number; statement: Database.Statement }[];
+  /** The statement of each chunk size, by its rows. */
+  private readonly statements: Map<number, Database.Statement>;
 
   /** `insert` is the statement up to its values (`INSERT INTO t (a, b) VALUES`), `row` one row's placeholders (`(?, ?)`). */
   constructor(db: Database.Database, insert: string, row: string) {
     this.width = row.split("?").length - 1;
-    this.statements = CHUNKS.map((rows) => ({
-      size: rows * this.width,
-      statement: db.prepare(`${insert} ${Array.from({ length: rows }, () => row).join(", ")}`),
-    }));
+    this.statements = new Map(
+      CHUNKS.map((rows) => [rows, db.prepare(`${insert} ${Array.from({ length: rows }, () => row).join(", ")}`)]),
+    );
   }
 
   /**
@@ -32,9 +32,10 @@ export class RowInserter {
   insert(values: readonly unknown[]): void {
     if (values.length % this.width !== 0) throw new RangeError(`${values.length} values are not rows of ${this.width}`);
     let from = 0;
-    for (const { size, statement } of this.statements) {
-      for (; values.length - from >= size; from += size)
-        statement.run(size === values.length ? values : values.slice(from, from + size));
+    for (const rows of fixedChunks(values.length / this.width, CHUNKS)) {
+      const size = rows * this.width;
+      this.statements.get(rows)!.run(size === values.length ? values : values.slice(from, from + size));
+      from += size;
     }
   }
 }

@@ -5,6 +5,7 @@
  * of every task call's answer, and of a check_task woken by a change); batched, the answer goes
  * out first and a busy server commits once per turn instead of once per call.
  */
+import { fixedChunks } from "../store/fixed-chunks.js";
 import type { Sql, SqlValue } from "../store/sql.js";
 import type { Row } from "../store/tables/tables.js";
 
@@ -31,18 +32,19 @@ const CHUNK = 64;
  * The statement sizes on SQLite, largest first: a batch goes as chunks of 64, then 16, 4 and 1
  * rows. SQLite keeps every statement text it prepared, and a statement for each batch size that
  * occurred (up to 64 of them) held ~4 MiB of native memory for good; four sizes hold ~0.2.
- * PostgreSQL prepares nothing here (a statement of any size is parsed as it comes).
+ * PostgreSQL keeps its named statements on the server, not in this process, and there each
+ * statement more is a round trip more: any size up to CHUNK.
  */
 const SQLITE_CHUNKS = [64, 16, 4, 1] as const;
 
-/** Splits `rows` into the chunks written as one statement each. */
+/** Splits `rows` into the chunks written as one statement each (PostgreSQL's last one shorter). */
 function chunksOf<T>(rows: T[], dialect: Sql["dialect"]): T[][] {
   const chunks: T[][] = [];
   let from = 0;
-  for (const size of dialect === "sqlite" ? SQLITE_CHUNKS : [CHUNK]) {
-    for (; from + size <= rows.length; from += size) chunks.push(rows.slice(from, from + size));
+  for (const n of fixedChunks(rows.length, dialect === "sqlite" ? SQLITE_CHUNKS : [CHUNK])) {
+    chunks.push(rows.slice(from, from + n));
+    from += n;
   }
-  if (from < rows.length) chunks.push(rows.slice(from)); // PostgreSQL's last, shorter chunk
   return chunks;
 }
 
