@@ -11,16 +11,16 @@ export const MAX_PROJECT_CHARS = 256;
 
 const tooLong = `a project name is at most ${MAX_PROJECT_CHARS} characters`;
 
-/** A project name in an operation's arguments (stored with what it files). */
-export const projectNameSchema = z.string().min(1).max(MAX_PROJECT_CHARS, tooLong);
+/** A project name, in an operation's arguments (stored with what it files) and as createClaw's option. */
+export const projectNameSchema = z.string().min(1, "a project name must not be empty").max(MAX_PROJECT_CHARS, tooLong);
 
 /** Throws invalid_args when `name` (createClaw's `project`, or CLAW_PROJECT) is not a valid project name. */
 export function checkProjectName(name: string): string {
-  const message = name === "" ? "a project name must not be empty" : name.length > MAX_PROJECT_CHARS ? tooLong : "";
-  if (message)
-    throw new ClawError("invalid_args", `project: ${message} (got ${name.length})`, {
-      option: "project",
-      issues: [{ path: "project", message }],
-    });
-  return name;
+  const parsed = projectNameSchema.safeParse(name);
+  if (parsed.success) return name;
+  const message = parsed.error.issues[0]!.message;
+  throw new ClawError("invalid_args", `project: ${message} (got ${name.length})`, {
+    option: "project",
+    issues: [{ path: "project", message }],
+  });
 }
